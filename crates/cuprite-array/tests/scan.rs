@@ -914,30 +914,41 @@ fn pipelined_in_child() -> TestResult {
     if std::env::var_os("CUPRITE_ARRAY_SCAN_PIPELINE").is_some() {
         return Ok(());
     }
+    scans_in_child(
+        "CUPRITE_ARRAY_SCAN_PIPELINE",
+        "the pipelined kernel on",
+        "cuda::scan::",
+        &[
+            "scans_long_lines",
+            "scans_tile_boundaries",
+            "scans_millions",
+        ],
+    )
+}
+
+/// Runs the GPU tests whose names contain `filter` in a child process with `var` set to 1
+/// (`what` says what that does, for the error), and checks that each of `names` (of
+/// `cuda::scan::`) passed there.
+fn scans_in_child(var: &str, what: &str, filter: &str, names: &[&str]) -> TestResult {
     let out = std::process::Command::new(std::env::current_exe()?)
-        .arg("cuda::scan::")
-        .env("CUPRITE_ARRAY_SCAN_PIPELINE", "1")
+        .arg(filter)
+        .env(var, "1")
         .output_within(CHILD_LIMIT)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(
-            "the scan tests with the pipelined kernel failed:\n{stdout}\n{}",
+            "the scan tests with {what} failed:\n{stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
         .into());
     }
-    for name in [
-        "scans_long_lines",
-        "scans_tile_boundaries",
-        "scans_millions",
-    ] {
+    for name in names {
         let passed = stdout
             .lines()
             .any(|l| l.contains(&format!("cuda::scan::{name} ")) && l.trim_end().ends_with("ok"));
-        assert!(
-            passed,
-            "cuda::scan::{name} did not pass in the child:\n{stdout}"
-        );
+        if !passed {
+            return Err(format!("cuda::scan::{name} did not pass with {what}:\n{stdout}").into());
+        }
     }
     Ok(())
 }
@@ -1005,28 +1016,12 @@ fn look_back_in_child() -> TestResult {
     {
         return Ok(());
     }
-    let out = std::process::Command::new(std::env::current_exe()?)
-        .arg("cuda::scan::scans_")
-        .env("CUPRITE_ARRAY_NO_SCAN_CHUNKED", "1")
-        .output_within(CHILD_LIMIT)?;
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        return Err(format!(
-            "the scan tests with the chunked kernel off failed:\n{stdout}\n{}",
-            String::from_utf8_lossy(&out.stderr)
-        )
-        .into());
-    }
-    for name in ["scans_millions", "scans_in_chunks", "scans_tile_boundaries"] {
-        let passed = stdout
-            .lines()
-            .any(|l| l.contains(&format!("cuda::scan::{name} ")) && l.trim_end().ends_with("ok"));
-        assert!(
-            passed,
-            "cuda::scan::{name} did not pass in the child:\n{stdout}"
-        );
-    }
-    Ok(())
+    scans_in_child(
+        "CUPRITE_ARRAY_NO_SCAN_CHUNKED",
+        "the chunked kernel off",
+        "cuda::scan::scans_",
+        &["scans_millions", "scans_in_chunks", "scans_tile_boundaries"],
+    )
 }
 
 /// Every scan, compaction and search kernel the bodies generate compiles with NVRTC.

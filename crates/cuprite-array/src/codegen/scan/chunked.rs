@@ -12,7 +12,7 @@
 //! writes.
 
 use super::args::chunk_signature;
-use super::vec::lanes_loaded;
+use super::vec::{lanes_loaded, store_lambda};
 use super::*;
 
 /// The body of the chunked kernel.
@@ -77,21 +77,14 @@ pub(crate) fn scan_chunked(p: &Program, spec: ScanSpec) -> KernelSource {
         &|at| format!("chk_ld_({at}, pol_)"),
         &|lane, v0, _| format!("      x_[{lane}] = mk_({v0});\n"),
     );
-    let st = spec.out.c_storage();
+    s.push_str("  };\n");
+    s.push_str(&store_lambda(spec, &|at| format!("chk_st_({at}, z_)")));
     let _ = write!(
         s,
-        r#"  }};
-  auto store_ = [&](long long b_, const E_ *y_) {{
-    VecN<{st}, {VEC}> z_;
-    #pragma unroll
-    for (int l_ = 0; l_ < {VEC}; ++l_) z_.v[l_] = {conv};
-    chk_st_(reinterpret_cast<VecN<{st}, {VEC}>*>(out0 + b_), z_);
-  }};
-  scan_chunked<{CHUNKED_ROWS}, {exclusive}>(load_, store_, (long long)len_, (long long)tiles_,
+        r#"  scan_chunked<{CHUNKED_ROWS}, {exclusive}>(load_, store_, (long long)len_, (long long)tiles_,
       (long long)chunk_, (volatile unsigned long long *)flags_, (volatile unsigned long long *)carry_, ctr_);
 }}
-"#,
-        conv = store_conv(spec.out, "val_(y_[l_])"),
+"#
     );
     KernelSource::generated(name, &s, spec.helpers(p))
 }

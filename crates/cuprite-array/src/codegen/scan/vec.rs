@@ -395,6 +395,25 @@ pub(super) fn lanes_loaded(
     }
 }
 
+/// `store_(b_, y_)`, the lambda that converts the four results `y_` to the output's storage
+/// type and writes them as one vector at `out0 + b_` by the C statement `write(at)` (`at`: the
+/// vector's typed pointer).
+pub(super) fn store_lambda(spec: ScanSpec, write: &dyn Fn(&str) -> String) -> String {
+    let st = spec.out.c_storage();
+    let at = format!("reinterpret_cast<VecN<{st}, {VEC}>*>(out0 + b_)");
+    format!(
+        r#"  auto store_ = [&](long long b_, const E_ *y_) {{
+    VecN<{st}, {VEC}> z_;
+    #pragma unroll
+    for (int l_ = 0; l_ < {VEC}; ++l_) z_.v[l_] = {conv};
+    {};
+  }};
+"#,
+        write(&at),
+        conv = store_conv(spec.out, "val_(y_[l_])"),
+    )
+}
+
 /// After the warp totals are in `wt_[0..slots)` (sequence order) and a barrier: warp 0 scans
 /// them (`slots / 32` consecutive ones a lane), publishes the tile's aggregate and looks back,
 /// then replaces each slot by its exclusive prefix over the whole line; a barrier follows.

@@ -179,66 +179,6 @@ impl ScanCall {
         })
     }
 
-    /// The chunked kernel over the one line as `plan` says; `words` are the program's
-    /// parameter words, `bufs` its inputs, `dst` the output.
-    fn run_chunked(
-        &self,
-        lane: &CudaLane<'_>,
-        prog: &Program,
-        bufs: &[&DevBuf],
-        dst: &cuprite_driver::DeviceBuffer<u8>,
-        mut words: Vec<u64>,
-        plan: ChunkPlan,
-    ) -> Result<()> {
-        let CudaLane { st, stream } = *lane;
-        let (spec, kind) = (self.spec, ScanForm::Chunked);
-        let k = crate::jit::kernel(
-            st,
-            prog,
-            KernelKind::Scan { spec, form: kind },
-            || kind.source(prog, spec),
-            || None,
-        )?;
-        // The zeroed counter, then one zeroed status word a tile and one carry word a chunk.
-        let words_after = plan.tiles + plan.tiles.div_ceil(plan.chunk);
-        let status = scratch(st, stream, COUNTER_BYTES + 8 * words_after, true)?;
-        let tail = ChunkArgs {
-            bind: Some(ChunkBind {
-                len: self.n,
-                tiles: plan.tiles,
-                chunk: plan.chunk,
-                status: &status,
-            }),
-        }
-        .launch_args()?;
-        words.extend_from_slice(&tail.words);
-        let mut access: Vec<Access<'_>> = bufs
-            .iter()
-            .filter_map(|b| b.live())
-            .map(Access::read)
-            .collect();
-        access.push(Access::write(dst));
-        access.extend(tail.access);
-        // SAFETY: the words are the kernel's parameters in order (the program's from its
-        // `ParamPlan`, then `ChunkArgs`, the description that made the signature's tail: the
-        // geometry, the tiles' zeroed status words, the chunks' zeroed carry words and the
-        // zeroed counter, all inside `status`); the kernel reads its one input (contiguous,
-        // aligned to a vector, `n` a multiple of the vector: the caller checked) only at the
-        // line's `n` elements, writes the line's `n` outputs, and uses the counter for at most
-        // `2 tiles + grid` tickets (checked in `chunked`); every buffer is declared.
-        unsafe {
-            stream.launch_packed(
-                &k.func,
-                (plan.grid as u32, 1, 1),
-                (BLOCK, 1, 1),
-                0,
-                &words,
-                &access,
-            )
-        }?;
-        Ok(())
-    }
-
     fn cpu_typed<A: Acc>(&self, prog: &Program, out: &mut HostBuf) {
         let dims = (self.outer, self.n, self.inner);
         match self.spec.sink {
@@ -362,6 +302,7 @@ impl FusedCall for ScanCall {
         };
         let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
         let mut words: Vec<u64> = plan.words.iter().copied().collect();
+        let mut chunk_plan = None;
         let kind = if self.columns() {
             ScanForm::Columns
         } else if !self.vectorised(prog, &in_ptrs, out.ptr()) {
@@ -371,7 +312,8 @@ impl FusedCall for ScanCall {
         } else if self.pipelined(st, prog, &in_ptrs) {
             ScanForm::Pipe
         } else if let Some(plan) = self.chunked(st, prog) {
-            return self.run_chunked(lane, prog, &bufs, dst, words, plan);
+            chunk_plan = Some(plan);
+            ScanForm::Chunked
         } else {
             ScanForm::Vec(self.n >= SCAN_VEC_LONG)
         };
@@ -406,6 +348,42 @@ impl FusedCall for ScanCall {
             // of the new output buffer; all are declared.
             unsafe {
                 stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access)
+            }?;
+            return Ok(());
+        }
+        if let Some(plan) = chunk_plan {
+            // The zeroed counter, then one zeroed status word a tile and one carry word a
+            // chunk.
+            let after = plan.tiles + plan.tiles.div_ceil(plan.chunk);
+            let status = scratch(st, stream, COUNTER_BYTES + 8 * after, true)?;
+            let tail = ChunkArgs {
+                bind: Some(ChunkBind {
+                    len: self.n,
+                    tiles: plan.tiles,
+                    chunk: plan.chunk,
+                    status: &status,
+                }),
+            }
+            .launch_args()?;
+            words.extend_from_slice(&tail.words);
+            access.extend(tail.access);
+            // SAFETY: the words are the kernel's parameters in order (the program's from its
+            // `ParamPlan`, then `ChunkArgs`, the description that made the signature's tail:
+            // the geometry, the tiles' zeroed status words, the chunks' zeroed carry words and
+            // the zeroed counter, all inside `status`); the kernel reads its one input
+            // (contiguous, aligned to a vector, `n` a multiple of the vector: `vectorised`
+            // checked) only at the line's `n` elements, writes the line's `n` outputs, and
+            // takes at most `2 tiles + grid` tickets from the counter (`chunked` checked that
+            // they fit it); every buffer is declared.
+            unsafe {
+                stream.launch_packed(
+                    &k.func,
+                    (plan.grid as u32, 1, 1),
+                    (BLOCK, 1, 1),
+                    0,
+                    &words,
+                    &access,
+                )
             }?;
             return Ok(());
         }
