@@ -23,6 +23,8 @@ pub(crate) struct DeviceState {
     /// `major * 10 + minor` of the compute capability.
     pub arch: u32,
     pub sms: u32,
+    /// Bytes of L2 cache (0 where the driver did not say).
+    pub l2_bytes: usize,
     free: Mutex<FreeList>,
     /// The cuFFT plans of the device's FFT calls (`ops::fft`), least recently used dropped
     /// first; emptied by [`gc`] (and so on out-of-memory before the retry), which frees their
@@ -292,6 +294,9 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
     let dev = ctx.device();
     let (maj, min) = dev.compute_capability()?;
     let sms = dev.multiprocessor_count()?;
+    let l2_bytes = dev
+        .attribute(cuprite_driver::DeviceAttribute::L2CacheSize)
+        .map_or(0, |b| usize::try_from(b).unwrap_or(0));
     // SAFETY: zeroed on the same stream before any launch reads it.
     let mut counters = unsafe { stream.alloc::<u8>(ROW_COUNTER_BYTES) }?;
     stream.memset_zeros(&mut counters)?;
@@ -301,6 +306,7 @@ pub(crate) fn state(ordinal: usize) -> Result<&'static DeviceState> {
         stream,
         arch: maj * 10 + min,
         sms,
+        l2_bytes,
         free: Mutex::new(FreeList::default()),
         fft_plans: Mutex::new(cuprite_driver::fft::PlanCache::default()),
         flags: std::sync::OnceLock::new(),

@@ -891,9 +891,16 @@ pub fn tests() -> Vec<Test> {
     v.push(Test::gpu("cuda::scan::scans_millions", || {
         scans_millions(Device::cuda(0))
     }));
+    v.push(Test::gpu("cuda::scan::scans_in_chunks", || {
+        scans_in_chunks(Device::cuda(0))
+    }));
     v.push(Test::gpu(
         "cuda::scan::pipelined_in_child",
         pipelined_in_child,
+    ));
+    v.push(Test::gpu(
+        "cuda::scan::look_back_in_child",
+        look_back_in_child,
     ));
     v.push(Test::nvrtc("scan::kernels_compile", kernels_compile));
     v
@@ -907,32 +914,114 @@ fn pipelined_in_child() -> TestResult {
     if std::env::var_os("CUPRITE_ARRAY_SCAN_PIPELINE").is_some() {
         return Ok(());
     }
+    scans_in_child(
+        "CUPRITE_ARRAY_SCAN_PIPELINE",
+        "the pipelined kernel on",
+        "cuda::scan::",
+        &[
+            "scans_long_lines",
+            "scans_tile_boundaries",
+            "scans_millions",
+        ],
+    )
+}
+
+/// Runs the GPU tests whose names contain `filter` in a child process with `var` set to 1
+/// (`what` says what that does, for the error), and checks that each of `names` (of
+/// `cuda::scan::`) passed there.
+fn scans_in_child(var: &str, what: &str, filter: &str, names: &[&str]) -> TestResult {
     let out = std::process::Command::new(std::env::current_exe()?)
-        .arg("cuda::scan::")
-        .env("CUPRITE_ARRAY_SCAN_PIPELINE", "1")
+        .arg(filter)
+        .env(var, "1")
         .output_within(CHILD_LIMIT)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     if !out.status.success() {
         return Err(format!(
-            "the scan tests with the pipelined kernel failed:\n{stdout}\n{}",
+            "the scan tests with {what} failed:\n{stdout}\n{}",
             String::from_utf8_lossy(&out.stderr)
         )
         .into());
     }
-    for name in [
-        "scans_long_lines",
-        "scans_tile_boundaries",
-        "scans_millions",
-    ] {
+    for name in names {
         let passed = stdout
             .lines()
             .any(|l| l.contains(&format!("cuda::scan::{name} ")) && l.trim_end().ends_with("ok"));
-        assert!(
-            passed,
-            "cuda::scan::{name} did not pass in the child:\n{stdout}"
-        );
+        if !passed {
+            return Err(format!("cuda::scan::{name} did not pass with {what}:\n{stdout}").into());
+        }
     }
     Ok(())
+}
+
+/// One line of several chunks of the chunked kernel (on CUDA devices whose L2 takes it; the long
+/// look-back kernel elsewhere), the last chunk and the last tile partial: random `f32` values
+/// in `[0, 1)` against an `f64` prefix (relative error at most 1e-5), sums of steps of -1, 0
+/// and 1 inclusive and exclusive exactly, a running minimum of `i32` exactly, and a running
+/// maximum that meets a NaN in a late chunk.
+fn scans_in_chunks(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || {
+        let mut rng = Rng::fresh();
+        // Tiles of 16384 elements, chunks of about 2.2 million on a 50 MiB L2.
+        let n = if cuprite_testkit::under_sanitizer() {
+            3 * (1 << 21) + 4 * 7
+        } else {
+            (1 << 24) + 4 * 1001
+        };
+        let x: Vec<f32> = (0..n)
+            .map(|_| (rng.next_u64() % (1 << 20)) as f32 / (1u32 << 20) as f32)
+            .collect();
+        let a = Array::from_slice(&x, &[n])?;
+        let got = a.cumsum(0)?.to_vec()?;
+        let mut acc = 0f64;
+        for (i, (&g, &v)) in got.iter().zip(&x).enumerate() {
+            acc += f64::from(v);
+            let err = (f64::from(g) - acc).abs() / acc.max(1.0);
+            if err.is_nan() || err > 1e-5 {
+                return Err(format!("cumsum of {n} f32: element {i}: {g}, expected {acc}").into());
+            }
+        }
+        // Steps of -1, 0 and 1: every partial sum of `f32` stays exact.
+        let xs: Vec<f32> = (0..n).map(|_| (rng.next_u64() % 3) as f32 - 1.0).collect();
+        let a = Array::from_slice(&xs, &[n])?;
+        let want = reference::<f32, f32>(&xs, (1, n, 1), ScanOp::Sum, false, None);
+        same(&a.cumsum(0)?.to_vec()?, &want, "cumsum of steps in chunks")?;
+        let want = reference::<f32, f32>(&xs, (1, n, 1), ScanOp::Sum, true, None);
+        same(
+            &a.cumsum_exclusive(0)?.to_vec()?,
+            &want,
+            "cumsum_exclusive of steps in chunks",
+        )?;
+        let xi: Vec<i32> = (0..n)
+            .map(|_| (rng.next_u64() % 2_000_003) as i32 - 1_000_000)
+            .collect();
+        let ai = Array::from_slice(&xi, &[n])?;
+        let want = reference::<i32, i32>(&xi, (1, n, 1), ScanOp::Min, false, None);
+        same(&ai.cummin(0)?.to_vec()?, &want, "cummin of i32 in chunks")?;
+        let mut y = x.clone();
+        y[n - n / 5] = f32::NAN;
+        let ay = Array::from_slice(&y, &[n])?;
+        let want = reference::<f32, f32>(&y, (1, n, 1), ScanOp::Max, false, None);
+        same(&ay.cummax(0)?.to_vec()?, &want, "cummax with a late NaN")?;
+        Ok(())
+    })
+}
+
+/// The long scan tests again in a child process with the chunked kernel off
+/// (`CUPRITE_ARRAY_NO_SCAN_CHUNKED=1`, read once per process), so that the long look-back
+/// kernel stays tested where the chunked one would take its lines. In the child (and in the
+/// pipelined kernel's) this test itself passes at once.
+fn look_back_in_child() -> TestResult {
+    if std::env::var_os("CUPRITE_ARRAY_NO_SCAN_CHUNKED").is_some()
+        || std::env::var_os("CUPRITE_ARRAY_SCAN_PIPELINE").is_some()
+    {
+        return Ok(());
+    }
+    scans_in_child(
+        "CUPRITE_ARRAY_NO_SCAN_CHUNKED",
+        "the chunked kernel off",
+        "cuda::scan::scans_",
+        &["scans_millions", "scans_in_chunks", "scans_tile_boundaries"],
+    )
 }
 
 /// Every scan, compaction and search kernel the bodies generate compiles with NVRTC.

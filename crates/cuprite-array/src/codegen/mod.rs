@@ -54,9 +54,10 @@ pub(crate) use sampling::{
     GAMMA_TRIES, GammaKeyedParams, GammaParams, gamma_kernel, gamma_keyed_kernel,
 };
 pub(crate) use scan::{
-    COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
-    PipeShape, SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec, SearchArgs, SearchBind, Sink, pipe_row,
-    scan_bits_possible, scan_pipe_possible, scan_vec_possible, search_kernel,
+    CHUNKED_BLOCKS, COUNTER_BYTES, ChunkArgs, ChunkBind, ColumnArgs, LookBackArgs, LookBackBind,
+    LookBackStatus, PipeArgs, PipeBind, PipeShape, SCAN_VEC_LONG, ScanForm, ScanKind, ScanSpec,
+    SearchArgs, SearchBind, Sink, chunk_tiles, pipe_row, scan_bits_possible, scan_chunked_possible,
+    scan_pipe_possible, scan_vec_possible, search_kernel,
 };
 pub(crate) use signature::{
     KernelParams, LaunchArgs, MaybeRead, MaybeWrite, Param, ReadBuf, SharedBuf, WriteBuf, entry,

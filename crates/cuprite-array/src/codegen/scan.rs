@@ -24,6 +24,11 @@
 //!   stages, a reduce squad publishes each tile's aggregate as soon as its data lands,
 //!   look-back warps resolve several tiles' prefixes at once and a scan squad stores; no load
 //!   waits for a look-back.
+//! - [`scan_chunked`] (in `chunked`, body in `chunked.cu`): one long contiguous line of one
+//!   input with a packed status, on devices with a large L2, as two passes interleaved over
+//!   chunks of tiles: a tile's reduce publishes its aggregate, and its scan, a chunk later,
+//!   reads the tile again from L2 and takes its prefix from aggregates published long before,
+//!   so no tile waits for a look-back.
 //! - [`scan_columns`]: one thread per line, for many lines along a non-innermost axis
 //!   (neighbouring threads read neighbouring elements).
 //! - [`search_kernel`] (in `search`): `searchsorted`, one thread per query.
@@ -35,15 +40,19 @@ use super::*;
 
 mod args;
 mod bits;
+mod chunked;
 mod pipe;
 mod search;
 mod vec;
 use args::look_back_signature;
 pub(crate) use args::{
-    COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, PipeArgs, PipeBind,
-    SearchArgs, SearchBind,
+    COUNTER_BYTES, ChunkArgs, ChunkBind, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus,
+    PipeArgs, PipeBind, SearchArgs, SearchBind,
 };
 pub(crate) use bits::{BITS_TILE, scan_bits, scan_bits_possible};
+pub(crate) use chunked::{
+    CHUNKED_BLOCKS, CHUNKED_TILE, chunk_tiles, scan_chunked, scan_chunked_possible,
+};
 pub(crate) use pipe::{PipeShape, pipe_row, scan_pipe, scan_pipe_possible};
 pub(crate) use search::search_kernel;
 pub(crate) use vec::{SCAN_VEC_LONG, VecTile, scan_vec, scan_vec_possible};
@@ -97,6 +106,9 @@ pub(crate) enum ScanForm {
     /// [`scan_pipe`]: long contiguous lines on sm_90 and later, tiles bulk-copied into
     /// shared-memory stages by persistent warp-specialised blocks.
     Pipe,
+    /// [`scan_chunked`]: one long contiguous line of one input, a reduce pass and a scan pass
+    /// interleaved over chunks of tiles that stay in L2.
+    Chunked,
 }
 
 impl ScanForm {
@@ -108,6 +120,7 @@ impl ScanForm {
             ScanForm::Vec(long) => scan_vec(prog, spec, long),
             ScanForm::Bits => scan_bits(prog, spec),
             ScanForm::Pipe => scan_pipe(prog, spec),
+            ScanForm::Chunked => scan_chunked(prog, spec),
         }
     }
 
@@ -117,6 +130,7 @@ impl ScanForm {
             ScanForm::Vec(long) => VecTile::of(spec, long, prog.inputs.len()).elems(),
             ScanForm::Bits => BITS_TILE,
             ScanForm::Pipe => PipeShape::of(pipe_row(prog)).tile(),
+            ScanForm::Chunked => CHUNKED_TILE,
             _ => spec.tile(),
         }
     }

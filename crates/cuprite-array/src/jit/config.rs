@@ -121,6 +121,10 @@ pub struct JitConfig {
     /// tiles bulk-copied into shared memory; sm_90 to sm_103) instead of the vectorised one
     /// (`CUPRITE_ARRAY_SCAN_PIPELINE` set, not empty, not `0`).
     pub scan_pipeline: bool,
+    /// Whether one long contiguous line of a one-input scan runs the chunked kernel (a reduce
+    /// pass and a scan pass interleaved over chunks kept in L2) where the device's L2 allows it
+    /// (on unless `CUPRITE_ARRAY_NO_SCAN_CHUNKED` is set, not empty, not `0`).
+    pub scan_chunked: bool,
 }
 
 impl JitConfig {
@@ -163,6 +167,7 @@ impl JitConfig {
             },
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
             scan_pipeline: set("CUPRITE_ARRAY_SCAN_PIPELINE").is_some(),
+            scan_chunked: set("CUPRITE_ARRAY_NO_SCAN_CHUNKED").is_none(),
         }
     }
 

@@ -1,6 +1,6 @@
 //! The parameters a scan kernel takes after its program's (those are walked by
 //! `codegen::params`): the line geometry and, for the look-back kernels, the status arrays.
-//! One description each ([`LookBackArgs`], [`ColumnArgs`], and [`SearchArgs`] for
+//! One description each ([`LookBackArgs`], [`PipeArgs`], [`ChunkArgs`], [`ColumnArgs`], and [`SearchArgs`] for
 //! `searchsorted`) yields both the signature's tail and a launch's words and accesses.
 
 use crate::codegen::kargs::{BufAt, CType, KernelParams, Name, Param};
@@ -143,6 +143,68 @@ impl<'a> KernelParams<'a> for PipeArgs<'a> {
     }
 }
 
+/// The geometry and status of one launch of the chunked kernel.
+#[derive(Clone, Copy)]
+pub(crate) struct ChunkBind<'a> {
+    /// Elements of the line.
+    pub len: usize,
+    /// Tiles of the line.
+    pub tiles: usize,
+    /// Tiles of a chunk.
+    pub chunk: usize,
+    /// The zeroed counter, then `tiles` zeroed status words, then one zeroed carry word a
+    /// chunk (64 bits each).
+    pub status: &'a DevBuf,
+}
+
+/// The tail of the chunked kernel's parameters (`scan_chunked`): `len_`, `tiles_`, `chunk_`,
+/// `flags_` (the tiles' status words), `carry_` (the chunks' carry words) and `ctr_` (the
+/// ticket counter).
+pub(crate) struct ChunkArgs<'a> {
+    /// `None` for the signature.
+    pub bind: Option<ChunkBind<'a>>,
+}
+
+impl<'a> KernelParams<'a> for ChunkArgs<'a> {
+    fn each_param(&self, f: &mut dyn FnMut(Param<'a>)) {
+        let b = self.bind.as_ref();
+        f(Param::U64(
+            Name::Fixed("len_"),
+            b.map_or(0, |b| b.len as u64),
+        ));
+        f(Param::U64(
+            Name::Fixed("tiles_"),
+            b.map_or(0, |b| b.tiles as u64),
+        ));
+        f(Param::U64(
+            Name::Fixed("chunk_"),
+            b.map_or(0, |b| b.chunk as u64),
+        ));
+        let word = CType::Named("unsigned long long");
+        f(Param::Write {
+            name: Name::Fixed("flags_"),
+            ty: word,
+            at: b.map(|b| BufAt {
+                buf: b.status,
+                elem: COUNTER_BYTES,
+            }),
+        });
+        f(Param::Write {
+            name: Name::Fixed("carry_"),
+            ty: word,
+            at: b.map(|b| BufAt {
+                buf: b.status,
+                elem: COUNTER_BYTES + 8 * b.tiles,
+            }),
+        });
+        f(Param::Write {
+            name: Name::Fixed("ctr_"),
+            ty: CType::Named("unsigned"),
+            at: b.map(|b| BufAt::start(b.status)),
+        });
+    }
+}
+
 /// The tail of the one-thread-per-line kernel's parameters (`scan_columns`): `len_`,
 /// `inner_`, `lines_`.
 pub(crate) struct ColumnArgs {
@@ -171,6 +233,11 @@ pub(crate) fn look_back_signature() -> String {
 /// The signature tail of the pipelined kernel.
 pub(crate) fn pipe_signature() -> String {
     PipeArgs { bind: None }.signature()
+}
+
+/// The signature tail of the chunked kernel.
+pub(crate) fn chunk_signature() -> String {
+    ChunkArgs { bind: None }.signature()
 }
 
 /// The signature tail of the column kernel.

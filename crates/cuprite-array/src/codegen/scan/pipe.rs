@@ -8,7 +8,7 @@
 //! (accumulators of up to 4 bytes) on devices with bulk copies and large shared memory.
 
 use super::args::pipe_signature;
-use super::vec::lanes_at;
+use super::vec::{lanes_at, store_lambda};
 use super::*;
 
 /// The body of the pipelined kernel.
@@ -138,21 +138,14 @@ pub(crate) fn scan_pipe(p: &Program, spec: ScanSpec) -> KernelSource {
         &|i| format!("stg_ + {} + i0_ * {}", offs[i], p.inputs[i].dtype.size()),
         &|lane, v0, _| format!("      x_[{lane}] = mk_({v0});\n"),
     );
-    let st = spec.out.c_storage();
+    s.push_str("  };\n");
+    s.push_str(&store_lambda(spec, &|at| format!("*{at} = z_")));
     let _ = write!(
         s,
-        r#"  }};
-  auto store_ = [&](long long b_, const E_ *y_) {{
-    VecN<{st}, {VEC}> z_;
-    #pragma unroll
-    for (int l_ = 0; l_ < {VEC}; ++l_) z_.v[l_] = {conv};
-    *reinterpret_cast<VecN<{st}, {VEC}>*>(out0 + b_) = z_;
-  }};
-  scan_pipe<{ch}, {stg}, {nr}, {ns}, {nl}, {exclusive}, {row}>(pipe_smem_, load_, at_, store_,
+        r#"  scan_pipe<{ch}, {stg}, {nr}, {ns}, {nl}, {exclusive}, {row}>(pipe_smem_, load_, at_, store_,
       (long long)len_, (long long)tpl_, (long long)tiles_, (volatile unsigned long long *)flags_, ctr_);
 }}
 "#,
-        conv = store_conv(spec.out, "val_(y_[l_])"),
         ch = sh.chunks,
         stg = sh.stages,
         nr = sh.reduce_warps,

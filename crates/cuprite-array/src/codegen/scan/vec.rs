@@ -359,13 +359,22 @@ pub(super) fn lanes_at(
     ptr: &dyn Fn(usize) -> String,
     per_lane: &dyn Fn(usize, &str, &str) -> String,
 ) {
+    lanes_loaded(p, s, ptr, &|at| format!("*{at}"), per_lane);
+}
+
+/// [`lanes_at`] with each vector read by the C expression `load(at)`, where `at` is the
+/// vector's typed pointer (`const VecN<T, 4>*`).
+pub(super) fn lanes_loaded(
+    p: &Program,
+    s: &mut String,
+    ptr: &dyn Fn(usize) -> String,
+    load: &dyn Fn(&str) -> String,
+    per_lane: &dyn Fn(usize, &str, &str) -> String,
+) {
     for (i, inp) in p.inputs.iter().enumerate() {
         let st = inp.dtype.c_storage();
-        let _ = writeln!(
-            s,
-            "      const VecN<{st}, {VEC}> ld{i}_ = *reinterpret_cast<const VecN<{st}, {VEC}>*>({});",
-            ptr(i)
-        );
+        let at = format!("reinterpret_cast<const VecN<{st}, {VEC}>*>({})", ptr(i));
+        let _ = writeln!(s, "      const VecN<{st}, {VEC}> ld{i}_ = {};", load(&at));
     }
     for lane in 0..VEC {
         let e = Emit::converted(
@@ -384,6 +393,25 @@ pub(super) fn lanes_at(
         s.push_str(&per_lane(lane, &v0, &v1));
         s.push_str("      }\n");
     }
+}
+
+/// `store_(b_, y_)`, the lambda that converts the four results `y_` to the output's storage
+/// type and writes them as one vector at `out0 + b_` by the C statement `write(at)` (`at`: the
+/// vector's typed pointer).
+pub(super) fn store_lambda(spec: ScanSpec, write: &dyn Fn(&str) -> String) -> String {
+    let st = spec.out.c_storage();
+    let at = format!("reinterpret_cast<VecN<{st}, {VEC}>*>(out0 + b_)");
+    format!(
+        r#"  auto store_ = [&](long long b_, const E_ *y_) {{
+    VecN<{st}, {VEC}> z_;
+    #pragma unroll
+    for (int l_ = 0; l_ < {VEC}; ++l_) z_.v[l_] = {conv};
+    {};
+  }};
+"#,
+        write(&at),
+        conv = store_conv(spec.out, "val_(y_[l_])"),
+    )
 }
 
 /// After the warp totals are in `wt_[0..slots)` (sequence order) and a barrier: warp 0 scans

@@ -6,9 +6,10 @@ use super::cpu::{self, Acc};
 use crate::backend::cuda::{aligned, vector_allowed};
 use crate::codegen::kargs::KernelParams;
 use crate::codegen::{
-    BLOCK, COUNTER_BYTES, ColumnArgs, LookBackArgs, LookBackBind, LookBackStatus, ParamPlan,
-    PipeArgs, PipeBind, PipeShape, SCAN_VEC_LONG, ScanForm, ScanSpec, Sink, VEC, Variant, pipe_row,
-    scan_bits_possible, scan_pipe_possible, scan_vec_possible,
+    BLOCK, CHUNKED_BLOCKS, COUNTER_BYTES, ChunkArgs, ChunkBind, ColumnArgs, LookBackArgs,
+    LookBackBind, LookBackStatus, ParamPlan, PipeArgs, PipeBind, PipeShape, SCAN_VEC_LONG,
+    ScanForm, ScanSpec, Sink, VEC, Variant, chunk_tiles, pipe_row, scan_bits_possible,
+    scan_chunked_possible, scan_pipe_possible, scan_vec_possible,
 };
 use crate::dtype::{Class, DType};
 use crate::error::{Error, Result};
@@ -44,6 +45,14 @@ pub(super) struct ScanCall {
     pub inner: usize,
     /// Fused inputs: the values (or flags), then the keys (or values).
     pub inputs: usize,
+}
+
+/// A launch of the chunked kernel: tiles a chunk, tiles of the line, blocks.
+#[derive(Clone, Copy, Debug)]
+struct ChunkPlan {
+    chunk: usize,
+    tiles: usize,
+    grid: usize,
 }
 
 /// The device buffers of a program's inputs, with their pointers.
@@ -143,6 +152,31 @@ impl ScanCall {
                 .device()
                 .attribute(cuprite_driver::DeviceAttribute::MaxSharedMemoryPerBlockOptin)
                 .is_ok_and(|b| b >= 0 && b as usize >= smem + PIPE_STATIC_SHARED)
+    }
+
+    /// How the CUDA backend runs the chunked kernel ([`ScanForm::Chunked`]) where it would run
+    /// the long vectorised one: when the configuration allows it
+    /// ([`crate::jit::JitConfig::scan_chunked`]), a scan that [`scan_chunked_possible`] allows,
+    /// of one line at least two chunks long, on a device of sm_80 or later whose L2
+    /// [`chunk_tiles`] accepts, with the tickets (two a tile and one a block) within the
+    /// kernel's 32-bit counter.
+    fn chunked(&self, st: &DeviceState, prog: &Program) -> Option<ChunkPlan> {
+        if !(crate::jit::JitConfig::get().scan_chunked
+            && st.arch >= 80
+            && self.lines() == 1
+            && scan_chunked_possible(prog, self.spec))
+        {
+            return None;
+        }
+        let chunk = chunk_tiles(st.l2_bytes, prog.inputs[0].dtype.size())?;
+        let tiles = self.n.div_ceil(ScanForm::Chunked.tile(self.spec, prog));
+        let grid = (st.sms.max(1) as usize * CHUNKED_BLOCKS).min(2 * tiles);
+        let tickets = tiles.checked_mul(2)?.checked_add(grid)?;
+        (tiles >= 2 * chunk && tickets <= u32::MAX as usize).then_some(ChunkPlan {
+            chunk,
+            tiles,
+            grid,
+        })
     }
 
     fn cpu_typed<A: Acc>(&self, prog: &Program, out: &mut HostBuf) {
@@ -268,6 +302,7 @@ impl FusedCall for ScanCall {
         };
         let plan = ParamPlan::new(prog, VARIANT, &in_ptrs, &[out.ptr()], None);
         let mut words: Vec<u64> = plan.words.iter().copied().collect();
+        let mut chunk_plan = None;
         let kind = if self.columns() {
             ScanForm::Columns
         } else if !self.vectorised(prog, &in_ptrs, out.ptr()) {
@@ -276,6 +311,9 @@ impl FusedCall for ScanCall {
             ScanForm::Bits
         } else if self.pipelined(st, prog, &in_ptrs) {
             ScanForm::Pipe
+        } else if let Some(plan) = self.chunked(st, prog) {
+            chunk_plan = Some(plan);
+            ScanForm::Chunked
         } else {
             ScanForm::Vec(self.n >= SCAN_VEC_LONG)
         };
@@ -310,6 +348,42 @@ impl FusedCall for ScanCall {
             // of the new output buffer; all are declared.
             unsafe {
                 stream.launch_packed(&k.func, (grid, 1, 1), (BLOCK, 1, 1), 0, &words, &access)
+            }?;
+            return Ok(());
+        }
+        if let Some(plan) = chunk_plan {
+            // The zeroed counter, then one zeroed status word a tile and one carry word a
+            // chunk.
+            let after = plan.tiles + plan.tiles.div_ceil(plan.chunk);
+            let status = scratch(st, stream, COUNTER_BYTES + 8 * after, true)?;
+            let tail = ChunkArgs {
+                bind: Some(ChunkBind {
+                    len: self.n,
+                    tiles: plan.tiles,
+                    chunk: plan.chunk,
+                    status: &status,
+                }),
+            }
+            .launch_args()?;
+            words.extend_from_slice(&tail.words);
+            access.extend(tail.access);
+            // SAFETY: the words are the kernel's parameters in order (the program's from its
+            // `ParamPlan`, then `ChunkArgs`, the description that made the signature's tail:
+            // the geometry, the tiles' zeroed status words, the chunks' zeroed carry words and
+            // the zeroed counter, all inside `status`); the kernel reads its one input
+            // (contiguous, aligned to a vector, `n` a multiple of the vector: `vectorised`
+            // checked) only at the line's `n` elements, writes the line's `n` outputs, and
+            // takes at most `2 tiles + grid` tickets from the counter (`chunked` checked that
+            // they fit it); every buffer is declared.
+            unsafe {
+                stream.launch_packed(
+                    &k.func,
+                    (plan.grid as u32, 1, 1),
+                    (BLOCK, 1, 1),
+                    0,
+                    &words,
+                    &access,
+                )
             }?;
             return Ok(());
         }
@@ -431,6 +505,9 @@ impl FusedCall for ScanCall {
         }
         if scan_pipe_possible(prog, self.spec) {
             forms.push(ScanForm::Pipe);
+        }
+        if scan_chunked_possible(prog, self.spec) {
+            forms.push(ScanForm::Chunked);
         }
         forms
             .into_iter()
