@@ -374,17 +374,23 @@ impl Context {
     }
 
     /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
-    /// errors (another operation's), and is refused while any capture is in progress (a drop
-    /// never waits for another thread).
-    pub(crate) fn synchronize_no_deferred(&self) -> Result<()> {
-        self.bind_to_thread_no_deferred()?;
-        self.tracking
-            .synchronize_outside_captures("Context::synchronize", || {
-                // SAFETY: no arguments; the context is current.
-                unsafe { drv!(cuCtxSynchronize()) }
-            })?;
-        self.run_after_sync();
-        Ok(())
+    /// errors (another operation's), and is [refused](DropWait::Refused) while any capture is
+    /// in progress (a drop never waits for another thread).
+    pub(crate) fn synchronize_for_drop(&self) -> DropWait {
+        if let Err(e) = self.bind_to_thread_no_deferred() {
+            return DropWait::Failed(e);
+        }
+        match self.tracking.try_synchronize_outside_captures(|| {
+            // SAFETY: no arguments; the context is current.
+            unsafe { drv!(cuCtxSynchronize()) }
+        }) {
+            Ok(Ok(())) => {
+                self.run_after_sync();
+                DropWait::Done
+            }
+            Ok(Err(e)) => DropWait::Failed(e),
+            Err(_) => DropWait::Refused,
+        }
     }
 
     /// Runs `free` (named `what` in a deferred error) once no work of this context can still
@@ -393,10 +399,10 @@ impl Context {
     /// that succeeds. When the synchronisation fails otherwise, `free` never runs (what it
     /// would free is leaked) and the error is deferred.
     pub(crate) fn free_after_sync(&self, what: &'static str, free: AfterSyncFn) {
-        match self.synchronize_no_deferred() {
-            Ok(()) => self.outside_captures(what, free),
-            Err(_) if self.captures_in_progress() != 0 => self.after_next_sync(what, free),
-            Err(e) => self.defer(what, e),
+        match self.synchronize_for_drop() {
+            DropWait::Done => self.outside_captures(what, free),
+            DropWait::Refused => self.after_next_sync(what, free),
+            DropWait::Failed(e) => self.defer(what, e),
         }
     }
 
@@ -742,6 +748,21 @@ fn within_gate<R>(f: impl FnOnce() -> R) -> R {
     }
     let _reset = Reset(OUTSIDE_CAPTURES.with(|c| c.replace(true)));
     f()
+}
+
+/// What a wait in a `Drop` (for the work that used what it frees) came to.
+#[derive(Debug)]
+pub(crate) enum DropWait {
+    /// The work is done.
+    Done,
+    /// A capture in progress refused the wait, which would have invalidated it: decided when
+    /// it was refused, under the gate that keeps captures from beginning. Nothing failed;
+    /// captured work may use what the drop frees until after the next context-wide
+    /// synchronisation that succeeds ([`Context::after_next_sync`]).
+    Refused,
+    /// The wait failed: what the drop frees is leaked rather than freed under work that may
+    /// still run, and the error is deferred.
+    Failed(Error),
 }
 
 /// Work run after a context-wide synchronisation (see `Context::after_next_sync`).

@@ -6,7 +6,7 @@
 //! It owns only that destruction; what the captured work uses besides (workspaces, operands)
 //! is declared to the stream tracker by each call and kept by the graph through its tracker.
 
-use crate::context::Context;
+use crate::context::{Context, DropWait};
 use crate::error::Result;
 use crate::stream::Stream;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,15 +64,16 @@ impl Drop for HandleKeep {
         let r = self.ctx.bind_to_thread_no_deferred().and_then(|()| {
             if captured {
                 crate::stats::count_host_sync();
-                if let Err(e) = self.ctx.synchronize_no_deferred() {
-                    if self.ctx.captures_in_progress() == 0 {
-                        return Err(e);
-                    }
+                match self.ctx.synchronize_for_drop() {
+                    DropWait::Done => {}
+                    DropWait::Failed(e) => return Err(e),
                     // A capture in progress refused the synchronisation (it would invalidate
                     // it): the destruction waits for the next one that succeeds, never running
                     // under a launch that may still use the handle.
-                    self.ctx.after_next_sync(self.what, destroy);
-                    return Ok(());
+                    DropWait::Refused => {
+                        self.ctx.after_next_sync(self.what, destroy);
+                        return Ok(());
+                    }
                 }
             }
             // A library's destruction may free device memory, which synchronises the context

@@ -7,7 +7,7 @@
 //! live in `memory/`; the access-tracking API (`begin_access`/`end_access`) in
 //! `memory/track.rs`.
 
-use crate::context::{Context, next_id};
+use crate::context::{Context, DropWait, next_id};
 use crate::drv;
 use crate::error::{Error, Result};
 use cuprite_sys::driver::{self as sys, CUstream};
@@ -226,23 +226,29 @@ impl Stream {
     }
 
     /// [`synchronize`](Self::synchronize) for `Drop` paths: binds without returning deferred
-    /// errors (another operation's), and refuses with an `Err`, waiting for nothing, while this
-    /// stream is capturing (the driver would refuse the wait and invalidate the capture). No
-    /// capture begins between the check and the wait.
-    pub(crate) fn synchronize_for_drop(&self) -> Result<()> {
-        self.ctx.bind_to_thread_no_deferred()?;
-        let _gate = self.ctx.no_capture_begins();
-        let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-        // SAFETY: a live stream of the current context; `status` is a valid out-pointer.
-        unsafe { drv!(cuStreamIsCapturing(self.raw, &mut status)) }?;
-        if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
-            return Err(Error::InvalidArgument(
-                "the stream is capturing: a wait for it now would invalidate its capture".into(),
-            ));
+    /// errors (another operation's), and is [refused](DropWait::Refused), waiting for nothing,
+    /// while this stream is capturing (the driver would refuse the wait and invalidate the
+    /// capture). No capture begins between the check and the wait.
+    pub(crate) fn synchronize_for_drop(&self) -> DropWait {
+        let r = (|| -> Result<bool> {
+            self.ctx.bind_to_thread_no_deferred()?;
+            let _gate = self.ctx.no_capture_begins();
+            let mut status = sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+            // SAFETY: a live stream of the current context; `status` is a valid out-pointer.
+            unsafe { drv!(cuStreamIsCapturing(self.raw, &mut status)) }?;
+            if status != sys::CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE {
+                return Ok(false);
+            }
+            crate::stats::count_host_sync();
+            // SAFETY: a live stream of the current context.
+            unsafe { drv!(cuStreamSynchronize(self.raw)) }?;
+            Ok(true)
+        })();
+        match r {
+            Ok(true) => DropWait::Done,
+            Ok(false) => DropWait::Refused,
+            Err(e) => DropWait::Failed(e),
         }
-        crate::stats::count_host_sync();
-        // SAFETY: a live stream of the current context.
-        unsafe { drv!(cuStreamSynchronize(self.raw)) }
     }
 
     /// Whether all work enqueued here is done (`cuStreamQuery`), without blocking.

@@ -104,7 +104,7 @@ impl Tiled {
     /// 1 along the outermost axis (which then folds into the batch), at most [`TILED_MAX_M`]
     /// along the other two, at least two output rows (else most of a tile would idle), a tile
     /// of some height that fits the shared memory, and at most `i32::MAX` tiles (one block
-    /// each). Vectors where the row lengths allow them; [`Tiled::unaligned`] turns them off
+    /// each; the kernel splits tile indices into plane, row and column in 32 bits). Vectors where the row lengths allow them; [`Tiled::unaligned`] turns them off
     /// for buffers that do not start 16-byte aligned. The shape: `f32` with kernels of at
     /// most 7 x 7 takes eight rows of one group a thread in persistent blocks (the fastest of
     /// the forms tried on a 7 x 7 kernel); the rest four rows of two groups, one block a tile

@@ -78,20 +78,37 @@ __device__ __forceinline__ void ct_pack(const double *o, double2 *v) {
 }
 
 // The geometry a tile needs: the plane's extents, the output window's start and extents, and
-// the tiles along each axis.
+// the tiles along each axis and a plane (`tpp`). The launch has at most `INT_MAX` tiles in
+// all, so tile indices and their parts fit 32-bit unsigned arithmetic.
 struct CtGeom {
-  i64t n1, n2, s1, s2, l1, l2, tys, txs;
+  i64t n1, n2, s1, s2, l1, l2;
+  unsigned tys, txs, tpp;
 };
 
-// Loads the staged block of tile `w` (see above) into `buf`, this thread's CT_NL vectors.
-__device__ __forceinline__ void ct_load(V (&buf)[CT_NL], const T *__restrict__ x, i64t w,
+// Where tile `w` lies: its plane `p` and the first output row `oy` and column `ox` it computes.
+struct CtAt {
+  i64t p, oy, ox;
+};
+
+// The position of tile `w` (below the launch's tile count), from one 32-bit division by the
+// tiles of a plane and one by the tiles of a row.
+__device__ __forceinline__ CtAt ct_at(i64t w, const CtGeom &g) {
+  const unsigned wu = (unsigned)w;
+  const unsigned p = wu / g.tpp;
+  const unsigned rest = wu - p * g.tpp;
+  const unsigned ty = rest / g.txs;
+  const unsigned tx = rest - ty * g.txs;
+  return {(i64t)p, (i64t)ty * CT_TY, (i64t)tx * CT_TX};
+}
+
+// Loads the staged block of the tile at `at` (see above) into `buf`, this thread's CT_NL
+// vectors.
+__device__ __forceinline__ void ct_load(V (&buf)[CT_NL], const T *__restrict__ x, const CtAt &at,
                                         const CtGeom &g) {
   const int tid = threadIdx.x;
-  const i64t p = w / (g.tys * g.txs);
-  const i64t rest = w - p * (g.tys * g.txs);
-  const i64t gy = (rest / g.txs) * CT_TY + g.s1 - (CT_M1 - 1);
-  const i64t gxa = (rest % g.txs) * CT_TX + g.s2 - (CT_M2 - 1) - CT_D;
-  const T *xp = x + p * g.n1 * g.n2;
+  const i64t gy = at.oy + g.s1 - (CT_M1 - 1);
+  const i64t gxa = at.ox + g.s2 - (CT_M2 - 1) - CT_D;
+  const T *xp = x + at.p * g.n1 * g.n2;
   const bool inside = gy >= 0 && gy + CT_HY <= g.n1 && gxa >= 0 && gxa + CT_HX <= g.n2;
   if (CT_VEC && inside) {
     const T *xb = xp + gy * g.n2 + gxa;
@@ -127,11 +144,13 @@ __device__ __forceinline__ void ct_load(V (&buf)[CT_NL], const T *__restrict__ x
   }
 }
 
-// Tile `w` from its staged block in `buf`: stages it in shared memory, then (with `next` not
-// negative) loads tile `next`'s block into `buf` while it computes and stores its outputs.
+// The tile at `at` from its staged block in `buf`: stages it in shared memory, then (with
+// `more`) loads the block of the tile at `next` into `buf` while it computes and stores its
+// outputs.
 __device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
-                                        const T *__restrict__ x, T *__restrict__ y, i64t w,
-                                        i64t next, const CtGeom &g) {
+                                        const T *__restrict__ x, T *__restrict__ y,
+                                        const CtAt &at, bool more, const CtAt &next,
+                                        const CtGeom &g) {
   const int tid = threadIdx.x;
   const int tx = tid % CT_BX;
   const int ty = tid / CT_BX;
@@ -144,7 +163,7 @@ __device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
     }
   }
   __syncthreads();
-  if (CT_PERSIST && next >= 0) ct_load(buf, x, next, g);
+  if (CT_PERSIST && more) ct_load(buf, x, next, g);
   T acc[CT_G][CT_RY][CT_VL];
 #pragma unroll
   for (int c = 0; c < CT_G; ++c)
@@ -181,18 +200,14 @@ __device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
     }
   }
   // Each group's CT_VL outputs of a row: one vector store where it lies inside the row.
-  const i64t p = w / (g.tys * g.txs);
-  const i64t rest = w - p * (g.tys * g.txs);
-  const i64t oy = (rest / g.txs) * CT_TY;
-  const i64t ox = (rest % g.txs) * CT_TX;
 #pragma unroll
   for (int r = 0; r < CT_RY; ++r) {
-    const i64t u = oy + ty * CT_RY + r;
+    const i64t u = at.oy + ty * CT_RY + r;
     if (u >= g.l1) continue;
-    T *yr = y + (p * g.l1 + u) * g.l2;
+    T *yr = y + (at.p * g.l1 + u) * g.l2;
 #pragma unroll
     for (int c = 0; c < CT_G; ++c) {
-      const i64t v = ox + CT_GW * c + CT_VL * tx;
+      const i64t v = at.ox + CT_GW * c + CT_VL * tx;
       if (CT_VEC && v + CT_VL <= g.l2) {
         V o;
         ct_pack(acc[c][r], &o);
@@ -218,20 +233,25 @@ __device__ __forceinline__ void conv_tiled(const T *__restrict__ x, const T *__r
     const int a = q / CT_M2P, b = q % CT_M2P;
     hs[q] = b < CT_M2 ? h[a * CT_M2 + b] : (T)0;
   }
-  const CtGeom g = {n1, n2, s1, s2, l1, l2, (l1 + CT_TY - 1) / CT_TY, (l2 + CT_TX - 1) / CT_TX};
-  const i64t total = batch * n0 * g.tys * g.txs;
+  const unsigned tys = (unsigned)((l1 + CT_TY - 1) / CT_TY);
+  const unsigned txs = (unsigned)((l2 + CT_TX - 1) / CT_TX);
+  const CtGeom g = {n1, n2, s1, s2, l1, l2, tys, txs, tys * txs};
+  const i64t total = batch * n0 * (i64t)g.tpp;
   i64t w = blockIdx.x;
   if (w >= total) return;
   V buf[CT_NL];
-  ct_load(buf, x, w, g);
+  CtAt at = ct_at(w, g);
+  ct_load(buf, x, at, g);
   if (CT_PERSIST) {
     for (; w < total; w += gridDim.x) {
-      const i64t next = w + gridDim.x < total ? w + gridDim.x : -1;
-      ct_tile(xs, hs, buf, x, y, w, next, g);
+      const bool more = w + gridDim.x < total;
+      const CtAt next = more ? ct_at(w + gridDim.x, g) : at;
+      ct_tile(xs, hs, buf, x, y, at, more, next, g);
       // Every shared read of this tile is done before the next one is staged.
       __syncthreads();
+      at = next;
     }
   } else {
-    ct_tile(xs, hs, buf, x, y, w, -1, g);
+    ct_tile(xs, hs, buf, x, y, at, false, at, g);
   }
 }

@@ -121,24 +121,23 @@ impl TrackingMode {
     }
 
     /// Runs `sync`, a context-wide synchronisation, unless a capture is in progress on this
-    /// context (an `Err` naming `what` then, and the capture is left intact).
-    pub(crate) fn synchronize_outside_captures(
+    /// context: then `Err` with the number of captures in progress, decided under the gate
+    /// that keeps captures from beginning, so that the caller knows that it was refused.
+    pub(crate) fn try_synchronize_outside_captures(
         &self,
-        what: &str,
         sync: impl FnOnce() -> Result<()>,
-    ) -> Result<()> {
+    ) -> std::result::Result<Result<()>, usize> {
         let _gate = self.gate.read().unwrap_or_else(|e| e.into_inner());
-        let n = self.captures.load(Ordering::Acquire);
-        if n != 0 {
-            return Err(Self::refusal(what, n));
+        match self.captures.load(Ordering::Acquire) {
+            0 => Ok(sync()),
+            n => Err(n),
         }
-        sync()
     }
 
-    /// [`synchronize_outside_captures`](Self::synchronize_outside_captures), but the captures
-    /// in progress are waited out first when the calling thread began none of them (else the
-    /// same `Err`): the synchronisation then runs as soon as no capture of this context is in
-    /// progress, and no capture begins until it is done.
+    /// Runs `sync`, a context-wide synchronisation, once no capture is in progress on this
+    /// context: the captures in progress are waited out first when the calling thread began
+    /// none of them (else an `Err` naming `what`, and the captures are left intact). No
+    /// capture begins until the synchronisation is done.
     pub(crate) fn synchronize_after_captures(
         &self,
         what: &str,

@@ -83,6 +83,7 @@ pub use element::DnnElement;
 pub use shape::{ConvShape, Layout, PoolMode, PoolShape};
 
 use crate::blas::invalid;
+use crate::context::DropWait;
 use crate::error::{Error, Result};
 use crate::handle_keep::HandleKeep;
 use crate::stream::Stream;
@@ -630,11 +631,11 @@ impl Drop for Dnn {
         let cache = self.turn.get_mut().unwrap_or_else(|e| e.into_inner());
         if cache.has_plans() {
             match self.stream.synchronize_for_drop() {
-                Ok(()) => cache.clear_plans(),
+                DropWait::Done => cache.clear_plans(),
                 // A capture in progress on the stream refused the wait (no error of the
                 // capture's): the plans and the handle go after the next context-wide
                 // synchronisation that succeeds, never under work that may still run.
-                Err(_) if ctx.captures_in_progress() != 0 => {
+                DropWait::Refused => {
                     let (mut plans, keep) = (std::mem::take(cache), self.keep.clone());
                     ctx.after_next_sync(
                         "dropping a Dnn handle's execution plans",
@@ -647,7 +648,7 @@ impl Drop for Dnn {
                 }
                 // Kept (leaked with the handle's other state) rather than destroyed under
                 // work that may still run.
-                Err(e) => {
+                DropWait::Failed(e) => {
                     ctx.defer("synchronizing a Dnn handle's stream before dropping it", e);
                     std::mem::forget(std::mem::take(cache));
                     std::mem::forget(self.keep.clone());

@@ -7,7 +7,7 @@
 //! which streams wait for which is the tracker's ([`Stream::begin_access`]).
 
 use super::desc::{Direction, Extents, FftFloat, FftKind, PlanDesc, check_len};
-use crate::context::Context;
+use crate::context::{Context, DropWait};
 use crate::error::{Error, Result};
 use crate::handle_keep::HandleKeep;
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceWrite};
@@ -641,31 +641,25 @@ fn spell_out(l: &super::Layout) -> ([c_longlong; 3], i64, i64) {
 impl Drop for Plan {
     fn drop(&mut self) {
         let ctx = self.stream.context().clone();
-        let r = (|| -> Result<()> {
-            ctx.bind_to_thread_no_deferred()?;
-            if self.used {
-                // cuFFT frees the plan's own device memory (twiddles, kernels' data) at once:
-                // let every transform enqueued with it finish first. On failure the plan is
-                // leaked rather than freed under running work. A plan that only ever ran on its
-                // stream waits for that stream alone, which leaves stream captures of other
-                // threads intact (a context-wide synchronisation would invalidate them; it is
-                // refused while one is in progress).
-                if self.moved_after_use {
-                    crate::stats::count_host_sync();
-                    ctx.synchronize_no_deferred()?;
-                } else {
-                    // Refused while its stream is capturing: the plan then goes after the next
-                    // synchronisation (below).
-                    self.stream.synchronize_for_drop()?;
-                }
-            }
-            Ok(())
-        })();
-        if let Err(e) = r {
-            if ctx.captures_in_progress() != 0 {
-                // A capture in progress refused the context-wide synchronisation (it would
-                // invalidate it): the handle is kept until the next one that succeeds, never
-                // destroyed under transforms that may still run.
+        // cuFFT frees the plan's own device memory (twiddles, kernels' data) at once: every
+        // transform enqueued with it finishes first. A plan that only ever ran on its stream
+        // waits for that stream alone, which leaves stream captures of other threads intact (a
+        // context-wide synchronisation would invalidate them; it is refused while one is in
+        // progress).
+        let wait = if !self.used {
+            DropWait::Done
+        } else if self.moved_after_use {
+            crate::stats::count_host_sync();
+            ctx.synchronize_for_drop()
+        } else {
+            self.stream.synchronize_for_drop()
+        };
+        match wait {
+            DropWait::Done => {}
+            // A capture in progress refused the wait (it would invalidate it): the handle is
+            // kept until the next context-wide synchronisation that succeeds, never destroyed
+            // under transforms that may still run.
+            DropWait::Refused => {
                 let keep = self.keep.clone();
                 ctx.after_next_sync(
                     "cufftDestroy of an fft::Plan",
@@ -674,7 +668,8 @@ impl Drop for Plan {
                         Ok(())
                     }),
                 );
-            } else {
+            }
+            DropWait::Failed(e) => {
                 ctx.defer("cufftDestroy of an fft::Plan", e);
                 // Leaked: never destroyed under transforms that may still run.
                 std::mem::forget(self.keep.clone());

@@ -6,6 +6,7 @@
 use super::matrix::{DnDescr, DnVec, SpDescr, check_dense};
 use super::{Format, SpMat, Sparse, SparseElement, SparseIndex, op_of};
 use crate::blas::{Transpose, check_context, invalid};
+use crate::context::DropWait;
 use crate::error::Result;
 use crate::memory::{Access, DeviceBuffer, DeviceRead, DeviceWrite};
 use crate::stream::Stream;
@@ -546,30 +547,33 @@ impl<T: SparseElement> Drop for SpsvPlan<T> {
     fn drop(&mut self) {
         // The descriptors are destroyed only after every solve enqueued with them has run.
         let ctx = self.stream.context();
-        if let Err(e) = self.stream.synchronize_for_drop() {
-            let descrs = AfterSync {
-                _sv: self.sv.take(),
-                _da: self.da.take(),
-            };
-            if ctx.captures_in_progress() != 0 {
-                // A capture in progress on the stream refused the wait (no error of the
-                // capture's): the descriptors go after the next context-wide synchronisation
-                // that succeeds.
-                ctx.after_next_sync(
-                    "destroying an SpsvPlan's descriptors",
-                    Box::new(move || {
-                        drop(descrs);
-                        Ok(())
-                    }),
-                );
-            } else {
-                // Leaked rather than destroyed under solves that may still run.
+        let wait = self.stream.synchronize_for_drop();
+        if matches!(wait, DropWait::Done) {
+            self.sv = None;
+            self.da = None;
+            return;
+        }
+        let descrs = AfterSync {
+            _sv: self.sv.take(),
+            _da: self.da.take(),
+        };
+        match wait {
+            // A capture in progress on the stream refused the wait (no error of the
+            // capture's): the descriptors go after the next context-wide synchronisation that
+            // succeeds.
+            DropWait::Refused => ctx.after_next_sync(
+                "destroying an SpsvPlan's descriptors",
+                Box::new(move || {
+                    drop(descrs);
+                    Ok(())
+                }),
+            ),
+            // Leaked rather than destroyed under solves that may still run.
+            DropWait::Failed(e) => {
                 ctx.defer("synchronize before dropping an SpsvPlan", e);
                 std::mem::forget(descrs);
             }
-            return;
+            DropWait::Done => {}
         }
-        self.sv = None;
-        self.da = None;
     }
 }
