@@ -78,11 +78,11 @@ __device__ __forceinline__ void ct_pack(const double *o, double2 *v) {
 }
 
 // The geometry a tile needs: the plane's extents, the output window's start and extents, and
-// the tiles along each axis and a plane (`tpp`). The launch has at most `INT_MAX` tiles in
+// the tiles along a row (`txs`) and in a plane (`tpp`). The launch has at most `INT_MAX` tiles in
 // all, so tile indices and their parts fit 32-bit unsigned arithmetic.
 struct CtGeom {
   i64t n1, n2, s1, s2, l1, l2;
-  unsigned tys, txs, tpp;
+  unsigned txs, tpp;
 };
 
 // Where tile `w` lies: its plane `p` and the first output row `oy` and column `ox` it computes.
@@ -235,7 +235,7 @@ __device__ __forceinline__ void conv_tiled(const T *__restrict__ x, const T *__r
   }
   const unsigned tys = (unsigned)((l1 + CT_TY - 1) / CT_TY);
   const unsigned txs = (unsigned)((l2 + CT_TX - 1) / CT_TX);
-  const CtGeom g = {n1, n2, s1, s2, l1, l2, tys, txs, tys * txs};
+  const CtGeom g = {n1, n2, s1, s2, l1, l2, txs, tys * txs};
   const i64t total = batch * n0 * (i64t)g.tpp;
   i64t w = blockIdx.x;
   if (w >= total) return;

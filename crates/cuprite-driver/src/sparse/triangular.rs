@@ -547,17 +547,12 @@ impl<T: SparseElement> Drop for SpsvPlan<T> {
     fn drop(&mut self) {
         // The descriptors are destroyed only after every solve enqueued with them has run.
         let ctx = self.stream.context();
-        let wait = self.stream.synchronize_for_drop();
-        if matches!(wait, DropWait::Done) {
-            self.sv = None;
-            self.da = None;
-            return;
-        }
         let descrs = AfterSync {
             _sv: self.sv.take(),
             _da: self.da.take(),
         };
-        match wait {
+        match self.stream.synchronize_for_drop() {
+            DropWait::Done => drop(descrs),
             // A capture in progress on the stream refused the wait (no error of the
             // capture's): the descriptors go after the next context-wide synchronisation that
             // succeeds.
@@ -573,7 +568,6 @@ impl<T: SparseElement> Drop for SpsvPlan<T> {
                 ctx.defer("synchronize before dropping an SpsvPlan", e);
                 std::mem::forget(descrs);
             }
-            DropWait::Done => {}
         }
     }
 }
