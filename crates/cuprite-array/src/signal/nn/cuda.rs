@@ -250,6 +250,20 @@ fn input_by_forward(
     dx: &DevBuf,
 ) -> Result<()> {
     let (kg, cg, rs) = (g.kg(), g.cg(), g.rs());
+    let taps = Taps {
+        pad: g.pad.map(|v| -(v as i64)),
+        dil: g.dil.map(|v| -(v as i64)),
+    };
+    if let Some(wg) = WinoGeom::of(d, t, taps.pad, taps.dil) {
+        // Filter `ch` of `t` over channel `kk` is `w[kk, ch]`: read in place, no exchange.
+        let w = WinoWeights {
+            buf: w.buf,
+            off: w.off,
+            ld: rs,
+            cs: cg * rs,
+        };
+        return winograd::forward(lane, d, &wg, (dy.buf, dy.off), &w, dx);
+    }
     let len = g.k * cg * rs;
     // `[K, Cg, rs]` to `[Cg, K, rs]`, which is the same layout when either axis is 1.
     let held = if g.k > 1 && cg > 1 {
@@ -283,10 +297,6 @@ fn input_by_forward(
         off: wt.1,
         ld: g.k * rs,
         group: kg * rs,
-    };
-    let taps = Taps {
-        pad: g.pad.map(|v| -(v as i64)),
-        dil: g.dil.map(|v| -(v as i64)),
     };
     lowered_forward(lane, d, t, taps, dy, &wt, dx)
 }
@@ -386,6 +396,7 @@ fn lowered_forward(
             buf: w.buf,
             off: w.off,
             ld: w.ld,
+            cs: 9,
         };
         return winograd::forward(lane, d, &wg, (x.buf, x.off), &w, y);
     }

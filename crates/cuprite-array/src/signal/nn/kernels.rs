@@ -88,11 +88,12 @@ kernel_params! {
 }
 
 kernel_params! {
-    /// Winograd's transform of `k x c` kernels of `3 x 3`, rows `ld` apart (see `winograd.cu`).
+    /// Winograd's transform of `k x c` kernels of `3 x 3`, filters `ld` and channels `cs` apart
+    /// (see `winograd.cu`).
     pub(super) struct WinoFilterArgs<'a> {
         w: ReadBuf<'a> as "S",
         u: WriteBuf<'a> as "S",
-        k: i64, c: i64, ld: i64, flip0: i64, flip1: i64,
+        k: i64, c: i64, ld: i64, cs: i64, flip0: i64, flip1: i64,
     }
 }
 

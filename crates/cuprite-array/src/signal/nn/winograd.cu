@@ -14,7 +14,8 @@
 // products `m` `[16, k, tiles]`. Tile `t` of a chunk is image `t / (th tw)`, tile row `ty`
 // and column `tx` of its `th x tw` tiles; its window starts at input row `2 ty - p0` and column
 // `2 tx - p1` (zero outside the `h x w` plane), its outputs at row `2 ty` and column `2 tx`
-// (those past `oh x ow` not written). Input plane `(n, ch)` starts at `(n c + ch) h w`, output
+// (those past `oh x ow` not written). Tap `(a, b)` of filter `f` over channel `ch` is
+// `w[f ld + ch cs + 3 a + b]`. Input plane `(n, ch)` starts at `(n c + ch) h w`, output
 // plane `(n, f)` at `(n k + f) oh ow`. A flipped axis (`flip0`, `flip1`) reads the kernel
 // reversed along it (the input's gradient runs the forward pass with the taps reversed).
 //
@@ -28,13 +29,14 @@
 // `f64`), `nn_ld`, `nn_st`.
 
 __device__ __forceinline__ void nn_wino_filter(const S *__restrict__ w, S *__restrict__ u, i64t k,
-                                               i64t c, i64t ld, i64t flip0, i64t flip1) {
+                                               i64t c, i64t ld, i64t cs, i64t flip0,
+                                               i64t flip1) {
   const i64t kc = k * c;
   for (i64t f = (i64t)blockIdx.y * blockDim.y + threadIdx.y; f < k;
        f += (i64t)gridDim.y * blockDim.y) {
     for (i64t ch = (i64t)blockIdx.x * blockDim.x + threadIdx.x; ch < c;
          ch += (i64t)gridDim.x * blockDim.x) {
-      const S *src = w + f * ld + ch * 9;
+      const S *src = w + f * ld + ch * cs;
       A g[3][3];
 #pragma unroll
       for (int a = 0; a < 3; ++a) {

@@ -140,12 +140,13 @@ impl WinoGeom {
     }
 }
 
-/// The weights of the pass: filter `f`, channel `ch`, tap `(a, b)` at `off + f ld + 9 ch + 3 a +
-/// b` of `buf`.
+/// The weights of the pass: filter `f`, channel `ch`, tap `(a, b)` at element `off + f ld + ch
+/// cs + 3 a + b` of `buf` (the view of their span is checked).
 pub(super) struct WinoWeights<'a> {
     pub buf: &'a DevBuf,
     pub off: usize,
     pub ld: usize,
+    pub cs: usize,
 }
 
 /// The forward pass of `wg` for elements of `d`: input `x` (its `n c h w` values from element
@@ -166,19 +167,31 @@ pub(super) fn forward(
     let ulen = TILE_ELEMS * k * c;
     // SAFETY: `nn_wino_filter` writes all `16 k c` elements before the products read them.
     let u = unsafe { DevBuf::alloc(lane.st, lane.stream, d, ulen) }?;
-    let wlen = (k - 1) * w.ld + 9 * c;
+    // The farthest tap read, plus one: filter `k - 1`, channel `c - 1`, tap 8.
+    let wlen = (k - 1)
+        .checked_mul(w.ld)
+        .and_then(|v| v.checked_add((c - 1).checked_mul(w.cs)?))
+        .and_then(|v| v.checked_add(9))
+        .ok_or_else(|| {
+            crate::error::Error::InvalidArgument(format!(
+                "Winograd's convolution: weights of {k} filters {} apart over {c} channels {} \
+                 apart overflow",
+                w.ld, w.cs
+            ))
+        })?;
     let params = WinoFilterArgs {
         w: ReadBuf::part(w.buf, d, w.off, wlen)?,
         u: WriteBuf::part(&u, d, 0, ulen)?,
         k: i(k),
         c: i(c),
         ld: i(w.ld),
+        cs: i(w.cs),
         flip0: i64::from(wg.flip[0]),
         flip1: i64::from(wg.flip[1]),
     };
-    // SAFETY: `w` is a checked view of the weights up to filter `k - 1`'s last tap (`(k - 1) ld
-    // + 9 c` elements, `ld >= 9 c`), `u` of `16 k c` elements; the kernel reads `f ld + 9 ch +
-    // tap` and writes `e k c + f c + ch` for `f < k`, `ch < c`, `tap < 9`, `e < 16`.
+    // SAFETY: `w` is a checked view of `(k - 1) ld + (c - 1) cs + 9` weights, `u` of `16 k c`
+    // elements; the kernel reads `f ld + ch cs + tap`, at most the view's last element, and
+    // writes `e k c + f c + ch`, for `f < k`, `ch < c`, `tap < 9`, `e < 16`.
     unsafe { NnKernel::WinoFilter.launch(lane, d, &params, c, k) }?;
     let chunk = wg.chunk(d);
     let tmax = chunk * wg.per_image();
