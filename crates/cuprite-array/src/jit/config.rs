@@ -129,9 +129,6 @@ pub struct JitConfig {
     /// (`CUPRITE_ARRAY_SCAN_CHUNKED_INPUTS`, clamped to 1 to 3; 3 when unset or unreadable).
     /// Each input's tiles are kept in L2, so a chunk holds fewer tiles the more inputs it reads.
     pub scan_chunked_inputs: usize,
-    /// The part of the L2 a chunk of the chunked scan takes: `1 / scan_chunk_share` of it
-    /// (`CUPRITE_ARRAY_SCAN_CHUNK_SHARE`, clamped to 2 to 16; 6 when unset or unreadable).
-    pub scan_chunk_share: usize,
 }
 
 impl JitConfig {
@@ -178,9 +175,6 @@ impl JitConfig {
             scan_chunked_inputs: var("CUPRITE_ARRAY_SCAN_CHUNKED_INPUTS")
                 .and_then(|v| v.trim().parse::<usize>().ok())
                 .map_or(3, |v| v.clamp(1, 3)),
-            scan_chunk_share: var("CUPRITE_ARRAY_SCAN_CHUNK_SHARE")
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .map_or(6, |v| v.clamp(2, 16)),
         }
     }
 

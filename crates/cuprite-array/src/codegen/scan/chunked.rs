@@ -37,12 +37,10 @@ pub(crate) const CHUNKED_MIN_L2: usize = 24 << 20;
 pub(crate) const CHUNKED_MAX_INPUTS: usize = 3;
 
 /// Tiles of a chunk for inputs of `in_size` bytes an element (summed over the inputs) on a
-/// device with `l2_bytes` of L2: `1 / share` of the L2 (a chunk's tiles stay there while the
-/// next chunk's are read and the scan pass's stores go out; 6 by default), at least one tile.
-/// `None` below [`CHUNKED_MIN_L2`].
-pub(crate) fn chunk_tiles(l2_bytes: usize, in_size: usize, share: usize) -> Option<usize> {
-    (l2_bytes >= CHUNKED_MIN_L2)
-        .then(|| (l2_bytes / share.max(1) / (CHUNKED_TILE * in_size.max(1))).max(1))
+/// device with `l2_bytes` of L2: a sixth of the L2 (a chunk's tiles stay there while the next chunk's are read and the scan
+/// pass's stores go out), at least one tile. `None` below [`CHUNKED_MIN_L2`].
+pub(crate) fn chunk_tiles(l2_bytes: usize, in_size: usize) -> Option<usize> {
+    (l2_bytes >= CHUNKED_MIN_L2).then(|| (l2_bytes / 6 / (CHUNKED_TILE * in_size.max(1))).max(1))
 }
 
 /// Whether [`scan_chunked`] can run `spec` on `p` structurally: an unkeyed scan (not a
@@ -163,18 +161,15 @@ mod tests {
         }
     }
 
-    /// A chunk is its share of L2 (a sixth by default) in whole tiles, at least one; small caches
-    /// take no chunked scan.
+    /// A chunk is a sixth of L2 in whole tiles, at least one; small caches take no chunked scan.
     #[test]
     fn chunks_follow_the_cache() {
         // 50 MiB of L2 and f32: 8.3 MiB a chunk, 133 tiles of 64 KiB.
-        assert_eq!(chunk_tiles(50 << 20, 4, 6), Some(133));
+        assert_eq!(chunk_tiles(50 << 20, 4), Some(133));
         // Half-precision inputs: tiles of half the bytes, twice as many of them.
-        assert_eq!(chunk_tiles(50 << 20, 2, 6), Some(266));
-        assert_eq!(chunk_tiles(CHUNKED_MIN_L2 - 1, 4, 6), None);
-        assert!(chunk_tiles(CHUNKED_MIN_L2, 64, 6).is_some_and(|t| t >= 1));
-        // Three f32 inputs in a quarter of it: 12.5 MiB, 66 tiles of three 64 KiB reads.
-        assert_eq!(chunk_tiles(50 << 20, 12, 4), Some(66));
+        assert_eq!(chunk_tiles(50 << 20, 2), Some(266));
+        assert_eq!(chunk_tiles(CHUNKED_MIN_L2 - 1, 4), None);
+        assert!(chunk_tiles(CHUNKED_MIN_L2, 64).is_some_and(|t| t >= 1));
         assert_eq!(CHUNKED_TILE, 16 * 1024);
     }
 }

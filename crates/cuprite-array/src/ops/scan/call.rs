@@ -172,7 +172,7 @@ impl ScanCall {
             return None;
         }
         let in_size = prog.inputs.iter().map(|i| i.dtype.size()).sum();
-        let chunk = chunk_tiles(st.l2_bytes, in_size, cfg.scan_chunk_share)?;
+        let chunk = chunk_tiles(st.l2_bytes, in_size)?;
         let tiles = self.n.div_ceil(ScanForm::Chunked.tile(self.spec, prog));
         let grid = (st.sms.max(1) as usize * CHUNKED_BLOCKS).min(2 * tiles);
         let tickets = tiles.checked_mul(2)?.checked_add(grid)?;
