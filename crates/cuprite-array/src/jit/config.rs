@@ -121,14 +121,10 @@ pub struct JitConfig {
     /// tiles bulk-copied into shared memory; sm_90 to sm_103) instead of the vectorised one
     /// (`CUPRITE_ARRAY_SCAN_PIPELINE` set, not empty, not `0`).
     pub scan_pipeline: bool,
-    /// Whether one long contiguous line of a scan of few inputs runs the chunked kernel (a reduce
+    /// Whether one long contiguous line of a one-input scan runs the chunked kernel (a reduce
     /// pass and a scan pass interleaved over chunks kept in L2) where the device's L2 allows it
     /// (on unless `CUPRITE_ARRAY_NO_SCAN_CHUNKED` is set, not empty, not `0`).
     pub scan_chunked: bool,
-    /// The most inputs of a scanned program that the chunked kernel takes
-    /// (`CUPRITE_ARRAY_SCAN_CHUNKED_INPUTS`, clamped to 1 to 3; 3 when unset or unreadable).
-    /// Each input's tiles are kept in L2, so a chunk holds fewer tiles the more inputs it reads.
-    pub scan_chunked_inputs: usize,
 }
 
 impl JitConfig {
@@ -172,9 +168,6 @@ impl JitConfig {
             vectorize: set("CUPRITE_ARRAY_NO_VECTOR").is_none(),
             scan_pipeline: set("CUPRITE_ARRAY_SCAN_PIPELINE").is_some(),
             scan_chunked: set("CUPRITE_ARRAY_NO_SCAN_CHUNKED").is_none(),
-            scan_chunked_inputs: var("CUPRITE_ARRAY_SCAN_CHUNKED_INPUTS")
-                .and_then(|v| v.trim().parse::<usize>().ok())
-                .map_or(3, |v| v.clamp(1, 3)),
         }
     }
 

@@ -4,13 +4,12 @@
 //! with its typed parameters ([`ChunkArgs`](super::args::ChunkArgs)) and the two lambdas
 //! through which `chunked.cu` reaches the program: `load_` (the program at four elements, its
 //! input read as one vector under an L2 eviction policy) and `store_` (one vector of results,
-//! streamed). For one long contiguous line of an unkeyed scan of one to [`CHUNKED_MAX_INPUTS`]
-//! inputs with a packed status (accumulators of up to 4 bytes), on devices whose L2 holds several
-//! chunks.
+//! streamed). For one long contiguous line of an unkeyed scan of one input with a packed status
+//! (accumulators of up to 4 bytes), on devices whose L2 holds several chunks.
 //!
-//! Each tile of each input is read from device memory once (the reduce pass) and from L2 once
-//! (the scan pass, a chunk later in ticket order), so the device-memory traffic is that of one
-//! read of every input and one write of the output.
+//! Each tile is read from device memory once (the reduce pass) and from L2 once (the scan pass,
+//! a chunk later in ticket order), so the device-memory traffic is a copy's: `n` reads and `n`
+//! writes.
 
 use super::args::chunk_signature;
 use super::vec::{lanes_loaded, store_lambda};
@@ -32,27 +31,22 @@ pub(crate) const CHUNKED_TILE: usize = CHUNKED_ROWS * BLOCK as usize * VEC;
 /// scan pass's waits away (and the look-back kernel is the faster one).
 pub(crate) const CHUNKED_MIN_L2: usize = 24 << 20;
 
-/// The most inputs of a program the chunked kernel reads (every input's tiles of a chunk share
-/// the L2).
-pub(crate) const CHUNKED_MAX_INPUTS: usize = 3;
-
-/// Tiles of a chunk for inputs of `in_size` bytes an element (summed over the inputs) on a
-/// device with `l2_bytes` of L2: a sixth of the L2 (a chunk's tiles stay there while the next chunk's are read and the scan
+/// Tiles of a chunk for inputs of `in_size` bytes an element on a device with `l2_bytes` of L2:
+/// a sixth of the L2 (a chunk's tiles stay there while the next chunk's are read and the scan
 /// pass's stores go out), at least one tile. `None` below [`CHUNKED_MIN_L2`].
 pub(crate) fn chunk_tiles(l2_bytes: usize, in_size: usize) -> Option<usize> {
     (l2_bytes >= CHUNKED_MIN_L2).then(|| (l2_bytes / 6 / (CHUNKED_TILE * in_size.max(1))).max(1))
 }
 
 /// Whether [`scan_chunked`] can run `spec` on `p` structurally: an unkeyed scan (not a
-/// compaction) with a packed status, of a vectorisable program of one to
-/// [`CHUNKED_MAX_INPUTS`] inputs. The caller checks the rest at run time: one line, contiguous
-/// and innermost, a multiple of [`VEC`] long, every input and the output aligned to a vector,
-/// the configured limit on inputs and the device's L2 ([`chunk_tiles`] of the inputs' summed
-/// element sizes).
+/// compaction) with a packed status, of a vectorisable program of exactly one input (a second
+/// input would double what a chunk keeps in L2). The caller checks the rest at run time: one
+/// line, contiguous and innermost, a multiple of [`VEC`] long, the input and the output aligned
+/// to a vector, and the device's L2 ([`chunk_tiles`]).
 pub(crate) fn scan_chunked_possible(p: &Program, spec: ScanSpec) -> bool {
     matches!(spec.sink, Sink::Scan { keyed: false, .. })
         && spec.packed()
-        && (1..=CHUNKED_MAX_INPUTS).contains(&p.inputs.len())
+        && p.inputs.len() == 1
         && vectorisable(p)
 }
 
@@ -108,19 +102,7 @@ mod tests {
         Program::build(std::slice::from_ref(&y.node))
     }
 
-    /// The program `a * b + c` over three contiguous inputs of `n` elements of `T`.
-    fn fused3<T: crate::dtype::Numeric + From<u8>>(n: usize) -> Program {
-        let v = |k: u8| {
-            Array::<T>::from_slice_on(Device::CPU, &vec![T::from(k); n], &[n]).expect("array")
-        };
-        let y = v(1)
-            .try_mul(v(2))
-            .and_then(|p| p.try_add(v(3)))
-            .expect("a * b + c");
-        Program::build(std::slice::from_ref(&y.node))
-    }
-
-    /// The kernel of every packed scan over one input and over three compiles with NVRTC for sm_80 and sm_90
+    /// The kernel of every packed scan over one input compiles with NVRTC for sm_80 and sm_90
     /// (skipped without NVRTC), and the structural test takes exactly those scans.
     #[test]
     fn kernels_compile() {
@@ -129,10 +111,7 @@ mod tests {
             (doubled::<i32>(64), DType::I32),
             (doubled::<u8>(64), DType::U8),
             (doubled::<f64>(64), DType::F64),
-            (fused3::<f32>(64), DType::F32),
-            (fused3::<f64>(64), DType::F64),
         ];
-        assert_eq!(progs[4].0.inputs.len(), 3);
         let nvrtc = cuprite_driver::nvrtc::version().is_ok();
         for (p, out) in &progs {
             for op in [ScanKind::Sum, ScanKind::Max] {

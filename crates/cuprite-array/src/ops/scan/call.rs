@@ -156,23 +156,19 @@ impl ScanCall {
 
     /// How the CUDA backend runs the chunked kernel ([`ScanForm::Chunked`]) where it would run
     /// the long vectorised one: when the configuration allows it
-    /// ([`crate::jit::JitConfig::scan_chunked`]), a scan that [`scan_chunked_possible`] allows
-    /// of at most [`crate::jit::JitConfig::scan_chunked_inputs`] inputs, of one line at least
-    /// two chunks long, on a device of sm_80 or later whose L2
+    /// ([`crate::jit::JitConfig::scan_chunked`]), a scan that [`scan_chunked_possible`] allows,
+    /// of one line at least two chunks long, on a device of sm_80 or later whose L2
     /// [`chunk_tiles`] accepts, with the tickets (two a tile and one a block) within the
     /// kernel's 32-bit counter.
     fn chunked(&self, st: &DeviceState, prog: &Program) -> Option<ChunkPlan> {
-        let cfg = crate::jit::JitConfig::get();
-        if !(cfg.scan_chunked
+        if !(crate::jit::JitConfig::get().scan_chunked
             && st.arch >= 80
             && self.lines() == 1
-            && prog.inputs.len() <= cfg.scan_chunked_inputs
             && scan_chunked_possible(prog, self.spec))
         {
             return None;
         }
-        let in_size = prog.inputs.iter().map(|i| i.dtype.size()).sum();
-        let chunk = chunk_tiles(st.l2_bytes, in_size)?;
+        let chunk = chunk_tiles(st.l2_bytes, prog.inputs[0].dtype.size())?;
         let tiles = self.n.div_ceil(ScanForm::Chunked.tile(self.spec, prog));
         let grid = (st.sms.max(1) as usize * CHUNKED_BLOCKS).min(2 * tiles);
         let tickets = tiles.checked_mul(2)?.checked_add(grid)?;
@@ -374,7 +370,7 @@ impl FusedCall for ScanCall {
             // SAFETY: the words are the kernel's parameters in order (the program's from its
             // `ParamPlan`, then `ChunkArgs`, the description that made the signature's tail:
             // the geometry, the tiles' zeroed status words, the chunks' zeroed carry words and
-            // the zeroed counter, all inside `status`); the kernel reads each input
+            // the zeroed counter, all inside `status`); the kernel reads its one input
             // (contiguous, aligned to a vector, `n` a multiple of the vector: `vectorised`
             // checked) only at the line's `n` elements, writes the line's `n` outputs, and
             // takes at most `2 tiles + grid` tickets from the counter (`chunked` checked that
