@@ -107,6 +107,7 @@ pub use crate::jit::{
 pub use crate::signal::nn::dnn::{
     CudnnLayout, cudnn, cudnn_layout, set_cudnn, set_cudnn_layout, with_cudnn,
 };
+pub use crate::signal::nn::winograd::{conv_winograd, set_conv_winograd};
 pub use crate::sparse::csr_product::set_sparse_kernels;
 pub use crate::sparse::residual_step::set_cg_fused;
 /// How cuDNN picks each convolution problem's algorithm on its first call: measured (the

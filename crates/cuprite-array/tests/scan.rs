@@ -956,8 +956,9 @@ fn scans_in_child(var: &str, what: &str, filter: &str, names: &[&str]) -> TestRe
 /// One line of several chunks of the chunked kernel (on CUDA devices whose L2 takes it; the long
 /// look-back kernel elsewhere), the last chunk and the last tile partial: random `f32` values
 /// in `[0, 1)` against an `f64` prefix (relative error at most 1e-5), sums of steps of -1, 0
-/// and 1 inclusive and exclusive exactly, a running minimum of `i32` exactly, and a running
-/// maximum that meets a NaN in a late chunk.
+/// and 1 inclusive and exclusive exactly, a running minimum of `i32` exactly, a running
+/// maximum that meets a NaN in a late chunk, and the sum of `a * b + c` over three inputs of
+/// such steps exactly (a fused scan, which keeps the look-back kernel).
 fn scans_in_chunks(d: Device) -> TestResult {
     cuprite_array::with_device(d, || {
         let mut rng = Rng::fresh();
@@ -1002,6 +1003,24 @@ fn scans_in_chunks(d: Device) -> TestResult {
         let ay = Array::from_slice(&y, &[n])?;
         let want = reference::<f32, f32>(&y, (1, n, 1), ScanOp::Max, false, None);
         same(&ay.cummax(0)?.to_vec()?, &want, "cummax with a late NaN")?;
+        // Three inputs fused into the scan of the same long line (the look-back kernel: the chunked
+        // one takes one input), `a * b + c` of steps: every partial sum exact.
+        let step = |rng: &mut Rng| -> Vec<f32> {
+            (0..n).map(|_| (rng.next_u64() % 3) as f32 - 1.0).collect()
+        };
+        let (va, vb, vc) = (step(&mut rng), step(&mut rng), step(&mut rng));
+        let z: Vec<f32> = (0..n).map(|i| va[i] * vb[i] + vc[i]).collect();
+        let (fa, fb, fc) = (
+            Array::from_slice(&va, &[n])?,
+            Array::from_slice(&vb, &[n])?,
+            Array::from_slice(&vc, &[n])?,
+        );
+        let want = reference::<f32, f32>(&z, (1, n, 1), ScanOp::Sum, false, None);
+        same(
+            &(&(&fa * &fb) + &fc).cumsum(0)?.to_vec()?,
+            &want,
+            "cumsum of a * b + c in chunks",
+        )?;
         Ok(())
     })
 }

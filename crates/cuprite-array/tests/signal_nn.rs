@@ -373,6 +373,9 @@ fn cases() -> Vec<(&'static str, Case)> {
     c.groups = 3;
     c.pad = vec![(1, 1), (1, 1)];
     v.push(("depthwise 2-d", c));
+    let mut c = Case::plain(2, 3, 4, &[7, 6], &[3, 3]);
+    c.pad = vec![(1, 0), (2, 1)];
+    v.push(("3 x 3 at stride 1, odd output extents (Winograd)", c));
     v.push(("pointwise 2-d", Case::plain(2, 5, 3, &[3, 4], &[1, 1])));
     let mut c = Case::plain(1, 2, 2, &[2, 3], &[4, 5]);
     c.pad = vec![(1, 1), (1, 1)];
@@ -393,7 +396,8 @@ fn cases() -> Vec<(&'static str, Case)> {
 
 /// Geometries of the fallback's input gradient at stride 1 (the forward pass of `dy` with the
 /// taps reversed): groups (a batch over the images and, with one image, over the groups; one
-/// input channel a group; one filter), dilation 2, no padding, unequal sides, padding beyond
+/// input channel a group; one filter), `3 x 3` kernels of one group (Winograd's algorithm, also
+/// padded beyond the kernel and over an input smaller than its tile), dilation 2, no padding, unequal sides, padding beyond
 /// the dilated kernel (the lowering crops; also a single tap and an input shorter than the
 /// padding), 1-d and 3-d; and strided geometries, which keep the gather (`nn_col2im`).
 fn unit_stride_cases() -> Vec<(&'static str, Case)> {
@@ -413,6 +417,18 @@ fn unit_stride_cases() -> Vec<(&'static str, Case)> {
     let mut c = Case::plain(2, 3, 1, &[5, 6], &[2, 3]);
     c.pad = vec![(1, 1), (0, 2)];
     v.push(("stride 1, one filter", c));
+    let mut c = Case::plain(2, 4, 6, &[9, 8], &[3, 3]);
+    c.pad = vec![(1, 1), (1, 1)];
+    v.push(("stride 1, 3 x 3 (Winograd)", c));
+    let mut c = Case::plain(2, 3, 5, &[5, 4], &[3, 3]);
+    c.pad = vec![(3, 0), (0, 2)];
+    v.push(("stride 1, 3 x 3 padded beyond the kernel (Winograd)", c));
+    let mut c = Case::plain(1, 2, 3, &[2, 1], &[3, 3]);
+    c.pad = vec![(2, 2), (1, 1)];
+    v.push((
+        "stride 1, 3 x 3 over an input smaller than a tile (Winograd)",
+        c,
+    ));
     let mut c = Case::plain(2, 3, 4, &[9, 10], &[3, 3]);
     c.dil = vec![2, 2];
     c.pad = vec![(1, 2), (2, 0)];
@@ -1014,7 +1030,8 @@ fn both<T: Float>(
 /// CUDA against the CPU backend on larger shapes, through cuDNN (where installed) and on the
 /// fallback: every product layout (a batch over the images or over the groups, a pointwise
 /// kernel read in place), chunks of one image (the weight gradient adding onto earlier
-/// chunks), 3-d, and the half types; pooling on cuprite's kernels to the bit.
+/// chunks), 3-d, a `3 x 3` kernel at stride 1 (Winograd's algorithm, whole and a chunk an
+/// image), and the half types; pooling on cuprite's kernels to the bit.
 fn cuda_matches_cpu() -> TestResult {
     let mut rng = Rng::fresh();
     let mut shapes = Vec::new();
@@ -1031,6 +1048,10 @@ fn cuda_matches_cpu() -> TestResult {
     shapes.push(Case::plain(3, 16, 24, &[8, 8], &[1, 1]));
     let mut c = Case::plain(2, 3, 5, &[6, 7, 5], &[3, 2, 2]);
     c.pad = vec![(1, 1), (0, 0), (1, 0)];
+    shapes.push(c);
+    // Winograd's `3 x 3` at stride 1: odd output extents, uneven padding.
+    let mut c = Case::plain(3, 20, 12, &[13, 10], &[3, 3]);
+    c.pad = vec![(1, 1), (2, 0)];
     shapes.push(c);
     let before = signal::conv_workspace_bytes();
     // cuDNN where installed, then the fallback whole and in chunks of one image.
@@ -1588,6 +1609,9 @@ fn nn_kernels_compile() -> TestResult {
             "tap_sum",
             "pool",
             "pool_grad",
+            "wino_filter",
+            "wino_input",
+            "wino_output",
         ] {
             let want = format!("cuprite_nn_{k}_{d}");
             if !sources.iter().any(|s| s.contains(&format!("{want}("))) {

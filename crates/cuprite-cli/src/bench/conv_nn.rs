@@ -7,7 +7,8 @@
 //!   in bf16 and f32 (full `f32`, TF32 off on both sides): the forward call, the input's and
 //!   the weights' gradients, each timed twice: through cuDNN (`... cudnn ...` figures, judged
 //!   at 0.95× PyTorch's speed or better; absent where cuDNN is not installed) and on the
-//!   fallback (`... fallback ...`: lowered patches and cuBLASLt, forced by
+//!   fallback (`... fallback ...`: lowered patches and cuBLASLt, or for the `f32` forward call
+//!   and input gradient Winograd's F(2x2, 3x3) and cuBLASLt; forced by
 //!   `tuning::with_cudnn(false)`, judged at half PyTorch's speed or better).
 //! - `conv/max_pool2d`: 2×2 max pooling, stride 2, of 64×64×112×112 f32.
 //!
@@ -21,7 +22,7 @@ use super::curves::per_call;
 use super::kit::{BenchCtx, BenchError, BenchResult, Benchmark, Figure, Samples, TimeUnit};
 use cuprite_array::dtype::Float;
 use cuprite_array::signal::{self, Conv2dOpts};
-use cuprite_array::{Array, Device, bf16, with_device};
+use cuprite_array::{Array, DType, Device, bf16, with_device};
 
 /// The convolution and pooling benchmarks.
 pub fn benchmarks() -> Vec<Benchmark> {
@@ -115,6 +116,11 @@ fn layer_passes<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) 
     } else {
         ("fallback", "fallback (lowered patches + cuBLASLt)")
     };
+    // The fallback's `f32` and `f64` forward pass and input gradient of this `3 x 3` layer run
+    // Winograd's algorithm unless it is switched off.
+    let winograd = !lib
+        && matches!(T::DTYPE, DType::F32 | DType::F64)
+        && cuprite_array::tuning::conv_winograd();
     let mut figs = Vec::new();
     let mut add = |pass: &str, s: &Samples, (made, lib_calls): (u64, u64)| {
         // Every call of a path went that way (cuDNN can decline a problem).
@@ -132,8 +138,13 @@ fn layer_passes<T: Float>(ctx: &mut BenchCtx, n: usize, label: &str, lib: bool) 
                 TimeUnit::Ms,
             )
             .with_note(format!(
-                "{:.1} TFLOP/s; {how}; peer: benches/peers/torch_conv.py",
-                flop / s.median() / 1e12
+                "{:.1} TFLOP/s (direct multiply-adds); {}; peer: benches/peers/torch_conv.py",
+                flop / s.median() / 1e12,
+                if winograd && pass != "backward_weight" {
+                    "fallback (Winograd F(2x2, 3x3) + cuBLASLt)"
+                } else {
+                    how
+                }
             )),
         );
         Ok(())

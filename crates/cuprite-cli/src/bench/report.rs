@@ -1252,7 +1252,7 @@ pub const PEER_RULES: &[PeerRule] = &[
     PeerRule {
         script: "torch_conv.py",
         key: "conv2d_f32_forward_ms",
-        what: "conv2d f32 forward, fallback (lowered patches + cuBLASLt) vs torch.nn.functional.conv2d (cuDNN): \
+        what: "conv2d f32 forward, fallback (Winograd F(2x2, 3x3) + cuBLASLt) vs torch.nn.functional.conv2d (cuDNN): \
                the fallback's target, at least half PyTorch's speed",
         benchmark: "conv/conv2d",
         figure: "conv2d f32 forward fallback ",
@@ -1273,7 +1273,7 @@ pub const PEER_RULES: &[PeerRule] = &[
     PeerRule {
         script: "torch_conv.py",
         key: "conv2d_f32_backward_input_ms",
-        what: "conv2d f32 backward_input, fallback (lowered patches + cuBLASLt) vs torch.nn.grad.conv2d_input (cuDNN): \
+        what: "conv2d f32 backward_input, fallback (Winograd F(2x2, 3x3) + cuBLASLt) vs torch.nn.grad.conv2d_input (cuDNN): \
                the fallback's target, at least half PyTorch's speed",
         benchmark: "conv/conv2d",
         figure: "conv2d f32 backward_input fallback ",

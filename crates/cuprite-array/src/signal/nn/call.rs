@@ -89,15 +89,29 @@ impl ConvCall {
     /// The kernels the CUDA side launches for this pass.
     pub(super) fn kernels(&self) -> Vec<NnKernel> {
         match self.pass {
-            Pass::Forward { bias, relu } if bias || relu => {
-                vec![NnKernel::Im2col, NnKernel::BiasAct, NnKernel::TileSwap]
-            }
-            Pass::Forward { .. } => vec![NnKernel::Im2col, NnKernel::TileSwap],
+            Pass::Forward { bias, relu } if bias || relu => vec![
+                NnKernel::Im2col,
+                NnKernel::BiasAct,
+                NnKernel::TileSwap,
+                NnKernel::WinoFilter,
+                NnKernel::WinoInput,
+                NnKernel::WinoOutput,
+            ],
+            Pass::Forward { .. } => vec![
+                NnKernel::Im2col,
+                NnKernel::TileSwap,
+                NnKernel::WinoFilter,
+                NnKernel::WinoInput,
+                NnKernel::WinoOutput,
+            ],
             Pass::Input => vec![
                 NnKernel::Im2col,
                 NnKernel::Swap,
                 NnKernel::Col2im,
                 NnKernel::TileSwap,
+                NnKernel::WinoFilter,
+                NnKernel::WinoInput,
+                NnKernel::WinoOutput,
             ],
             Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::TapSum],
         }

@@ -32,12 +32,16 @@
 //!
 //! A batch of products runs over the images (one call a group) or over the groups (one call
 //! an image), whichever makes fewer calls.
+//!
+//! A forward pass (and so an input's gradient at stride 1) of a `3 x 3` kernel of one group in
+//! `f32` or `f64` runs Winograd's algorithm instead of the lowering (`winograd.rs`).
 
 use super::geom::ConvGeom;
 use super::kernels::{
     BiasActArgs, Col2imArgs, Im2colArgs, NnKernel, SwapArgs, TapSumArgs, count32, lane_width,
     planes_per_thread,
 };
+use super::winograd::{self, WinoGeom, WinoWeights};
 use super::workspace::conv_workspace_bytes;
 use crate::codegen::{ReadBuf, WriteBuf};
 use crate::dtype::DType;
@@ -246,6 +250,20 @@ fn input_by_forward(
     dx: &DevBuf,
 ) -> Result<()> {
     let (kg, cg, rs) = (g.kg(), g.cg(), g.rs());
+    let taps = Taps {
+        pad: g.pad.map(|v| -(v as i64)),
+        dil: g.dil.map(|v| -(v as i64)),
+    };
+    if let Some(wg) = WinoGeom::of(d, t, taps.pad, taps.dil) {
+        // Filter `ch` of `t` over channel `kk` is `w[kk, ch]`: read in place, no exchange.
+        let w = WinoWeights {
+            buf: w.buf,
+            off: w.off,
+            ld: rs,
+            cs: cg * rs,
+        };
+        return winograd::forward(lane, d, &wg, (dy.buf, dy.off), &w, dx);
+    }
     let len = g.k * cg * rs;
     // `[K, Cg, rs]` to `[Cg, K, rs]`, which is the same layout when either axis is 1.
     let held = if g.k > 1 && cg > 1 {
@@ -279,10 +297,6 @@ fn input_by_forward(
         off: wt.1,
         ld: g.k * rs,
         group: kg * rs,
-    };
-    let taps = Taps {
-        pad: g.pad.map(|v| -(v as i64)),
-        dil: g.dil.map(|v| -(v as i64)),
     };
     lowered_forward(lane, d, t, taps, dy, &wt, dx)
 }
@@ -366,7 +380,8 @@ fn split(d: DType, g: &ConvGeom, taps: Taps) -> Option<Lowering> {
 }
 
 /// The forward pass of `g` with `x` lowered by `taps` and the weights `w` (their `K Cg rs`
-/// values from `w.off`) into `y`, a chunk of images at a time.
+/// values from `w.off`) into `y`, a chunk of images at a time; by Winograd's algorithm
+/// (`winograd.rs`) where that takes the problem.
 fn lowered_forward(
     lane: &CudaLane<'_>,
     d: DType,
@@ -376,6 +391,15 @@ fn lowered_forward(
     w: &Weights<'_>,
     y: &DevBuf,
 ) -> Result<()> {
+    if let Some(wg) = WinoGeom::of(d, g, taps.pad, taps.dil) {
+        let w = WinoWeights {
+            buf: w.buf,
+            off: w.off,
+            ld: w.ld,
+            cs: 9,
+        };
+        return winograd::forward(lane, d, &wg, (x.buf, x.off), &w, y);
+    }
     let low = plan(d, g, taps);
     let len = g.k * g.cg() * g.rs();
     let (pairs, rl) = (len / g.rs(), g.rs() / low.parts);

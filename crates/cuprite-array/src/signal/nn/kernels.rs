@@ -1,5 +1,5 @@
 //! The typed descriptions of the convolution's and the pooling's kernels (`lower.cu`,
-//! `pool.cu`): each kernel's parameters as one struct, its source (the element type's typed
+//! `winograd.cu`, `pool.cu`): each kernel's parameters as one struct, its source (the element type's typed
 //! header, the family's `.cu` body, the rendered entry point) and cache key, and the launch
 //! over positions within a plane (`x`) and planes (`y`).
 
@@ -88,6 +88,36 @@ kernel_params! {
 }
 
 kernel_params! {
+    /// Winograd's transform of `k x c` kernels of `3 x 3`, filters `ld` and channels `cs` apart
+    /// (see `winograd.cu`).
+    pub(super) struct WinoFilterArgs<'a> {
+        w: ReadBuf<'a> as "S",
+        u: WriteBuf<'a> as "S",
+        k: i64, c: i64, ld: i64, cs: i64, flip0: i64, flip1: i64,
+    }
+}
+
+kernel_params! {
+    /// Winograd's transform of the input windows of `tiles` tiles over `c` channels (see
+    /// `winograd.cu`).
+    pub(super) struct WinoInputArgs<'a> {
+        x: ReadBuf<'a> as "S",
+        v: WriteBuf<'a> as "S",
+        c: i64, h: i64, w: i64, th: i64, tw: i64, tiles: i64, p0: i64, p1: i64,
+    }
+}
+
+kernel_params! {
+    /// Winograd's inverse transform of the products of `tiles` tiles of `k` filters into the
+    /// output (see `winograd.cu`).
+    pub(super) struct WinoOutputArgs<'a> {
+        m: ReadBuf<'a> as "S",
+        y: WriteBuf<'a> as "S",
+        k: i64, oh: i64, ow: i64, th: i64, tw: i64, tiles: i64,
+    }
+}
+
+kernel_params! {
     /// Max (`avg` 0) or average pooling of `planes` planes (see `pool.cu`).
     pub(super) struct PoolArgs<'a> {
         x: ReadBuf<'a> as "S",
@@ -129,6 +159,9 @@ pub(super) enum NnKernel {
     TapSum,
     Pool,
     PoolGrad,
+    WinoFilter,
+    WinoInput,
+    WinoOutput,
 }
 
 impl NnKernel {
@@ -143,12 +176,18 @@ impl NnKernel {
             NnKernel::TapSum => "nn_tap_sum",
             NnKernel::Pool => "nn_pool",
             NnKernel::PoolGrad => "nn_pool_grad",
+            NnKernel::WinoFilter => "nn_wino_filter",
+            NnKernel::WinoInput => "nn_wino_input",
+            NnKernel::WinoOutput => "nn_wino_output",
         }
     }
 
     fn body(self) -> &'static str {
         match self {
             NnKernel::Pool | NnKernel::PoolGrad => include_str!("pool.cu"),
+            NnKernel::WinoFilter | NnKernel::WinoInput | NnKernel::WinoOutput => {
+                include_str!("winograd.cu")
+            }
             _ => include_str!("lower.cu"),
         }
     }
@@ -164,6 +203,9 @@ impl NnKernel {
             NnKernel::TapSum => entry::<TapSumArgs>(name, &b, self.func()),
             NnKernel::Pool => entry::<PoolArgs>(name, &b, self.func()),
             NnKernel::PoolGrad => entry::<PoolGradArgs>(name, &b, self.func()),
+            NnKernel::WinoFilter => entry::<WinoFilterArgs>(name, &b, self.func()),
+            NnKernel::WinoInput => entry::<WinoInputArgs>(name, &b, self.func()),
+            NnKernel::WinoOutput => entry::<WinoOutputArgs>(name, &b, self.func()),
         }
     }
 

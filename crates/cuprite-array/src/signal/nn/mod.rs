@@ -9,7 +9,8 @@
 //! single entry of every pass: cuDNN first where it is installed and states the problem
 //! ([`dnn`], switched by `tuning::set_cudnn`), else the fallback: the input's patches lowered
 //! into a matrix by a kernel of this family (`lower.cu`) and multiplied by cuBLASLt
-//! (`cuda.rs`). Pooling is a library call of its own (`pool.rs`, `pool.cu`; its forward pass
+//! (`cuda.rs`), or for `3 x 3` kernels at stride 1 in `f32` and `f64` Winograd's
+//! F(2 x 2, 3 x 3) (`winograd.rs`, `winograd.cu`). Pooling is a library call of its own (`pool.rs`, `pool.cu`; its forward pass
 //! through cuDNN too), whose gradients are gathers (no atomics) that sum in the CPU twin's
 //! order.
 //!
@@ -25,6 +26,7 @@ mod geom;
 mod kernels;
 mod opts;
 mod pool;
+pub(crate) mod winograd;
 mod workspace;
 
 pub use af::{ConvGradient, convolve2_gradient_nn, convolve2_nn};
