@@ -86,35 +86,30 @@ impl ConvCall {
         Ok(())
     }
 
-    /// The kernels the CUDA side launches for this pass.
+    /// The kernels the CUDA side launches for this pass: the lowering's, then (but for the
+    /// weight gradient) the three of Winograd's 3x3 form.
     pub(super) fn kernels(&self) -> Vec<NnKernel> {
-        match self.pass {
-            Pass::Forward { bias, relu } if bias || relu => vec![
-                NnKernel::Im2col,
-                NnKernel::BiasAct,
-                NnKernel::TileSwap,
-                NnKernel::WinoFilter,
-                NnKernel::WinoInput,
-                NnKernel::WinoOutput,
-            ],
-            Pass::Forward { .. } => vec![
-                NnKernel::Im2col,
-                NnKernel::TileSwap,
-                NnKernel::WinoFilter,
-                NnKernel::WinoInput,
-                NnKernel::WinoOutput,
-            ],
-            Pass::Input => vec![
+        let lowered: &[NnKernel] = match self.pass {
+            Pass::Forward { bias, relu } if bias || relu => {
+                &[NnKernel::Im2col, NnKernel::BiasAct, NnKernel::TileSwap]
+            }
+            Pass::Forward { .. } => &[NnKernel::Im2col, NnKernel::TileSwap],
+            Pass::Input => &[
                 NnKernel::Im2col,
                 NnKernel::Swap,
                 NnKernel::Col2im,
                 NnKernel::TileSwap,
-                NnKernel::WinoFilter,
-                NnKernel::WinoInput,
-                NnKernel::WinoOutput,
             ],
-            Pass::Weight => vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::TapSum],
-        }
+            Pass::Weight => {
+                return vec![NnKernel::Im2col, NnKernel::Swap, NnKernel::TapSum];
+            }
+        };
+        let winograd = [
+            NnKernel::WinoFilter,
+            NnKernel::WinoInput,
+            NnKernel::WinoOutput,
+        ];
+        lowered.iter().chain(&winograd).copied().collect()
     }
 
     fn cpu<A: Acc + Into<f64>>(&self, inputs: &[CallInput<'_, HostBuf>], out: &mut HostBuf) {
