@@ -11,10 +11,12 @@
 // outside the plane: CT_HY rows of CT_HX values, staged column `c` being plane column `gxa + c`
 // with `gxa = ox + s2 - (CT_M2 - 1) - CT_D` a multiple of CT_VL (CT_D is `s2 - (CT_M2 - 1)`
 // modulo CT_VL, and `ox`, a multiple of CT_TX, is one of CT_VL too). A vector V holds CT_VL
-// values (16 bytes). Each thread first loads all its staged vectors into registers, so that
-// its loads are in flight together, then stores them; with CT_VEC (rows of `x` and `y` start
-// 16-byte aligned and hold whole vectors) a tile that lies inside the plane is read with one
-// 16-byte load a vector.
+// values (16 bytes). Each thread first loads all its staged vectors (its CT_NL slots, see
+// `ct_slot`) into registers, so that its loads are in flight together, then stores them; with
+// CT_VEC (rows of `x` and `y` start 16-byte aligned and hold whole vectors) a tile that lies
+// inside the plane is read with one 16-byte load a vector, from one address computed a tile
+// and stepped by a constant, and a tile whose outputs all lie inside the output is written
+// the same way.
 //
 // Thread (tx, ty) computes CT_G groups of CT_VL consecutive outputs on CT_RY rows: group c
 // covers tile columns `CT_GW c + CT_VL tx + q` (q < CT_VL), so that a warp's accesses of one
@@ -49,7 +51,15 @@ constexpr int CT_NWV = (CT_D + CT_VL + CT_M2 - 1 + CT_VL - 1) / CT_VL;
 constexpr int CT_NW = CT_NWV * CT_VL;
 constexpr int CT_M2P = (CT_M2 + CT_VL - 1) / CT_VL * CT_VL;
 constexpr int CT_STAGED = CT_HY * CT_HXV;
-constexpr int CT_NL = (CT_STAGED + CT_THREADS - 1) / CT_THREADS;
+// Staged rows one pass of the block covers when each thread keeps one staged column (`CT_RP`),
+// and whether the staging takes that row-wise mapping (`CT_ROWMAP`: at least 7/8 of the threads
+// busy): thread `t` then stages column `t % CT_HXV` of rows `t / CT_HXV + CT_RP i`, so that
+// its addresses step by a constant from one vector to the next. Otherwise vector `t + i
+// CT_THREADS` of the staged block, in row-major order.
+constexpr int CT_RP = CT_THREADS / CT_HXV;
+constexpr bool CT_ROWMAP = CT_RP > 0 && CT_RP * CT_HXV * 8 >= CT_THREADS * 7;
+constexpr int CT_NL = CT_ROWMAP ? (CT_HY + CT_RP - 1) / (CT_RP > 0 ? CT_RP : 1)
+                                : (CT_STAGED + CT_THREADS - 1) / CT_THREADS;
 
 // One tap: `h * x + acc` rounded once (the CPU twin's `mul_add` for this form), one instruction
 // where the build's `--fmad=false` would otherwise issue a multiply and an add.
@@ -101,35 +111,60 @@ __device__ __forceinline__ CtAt ct_at(i64t w, const CtGeom &g) {
   return {(i64t)p, (i64t)ty * CT_TY, (i64t)tx * CT_TX};
 }
 
+// The staged vector this thread keeps in slot `i` (see CT_ROWMAP): its staged row `a` and
+// vector `k` of that row; `false` where the slot holds none.
+__device__ __forceinline__ bool ct_slot(int i, int &a, int &k) {
+  const int tid = threadIdx.x;
+  if (CT_ROWMAP) {
+    const int a0 = tid / CT_HXV;
+    k = tid - a0 * CT_HXV;
+    a = a0 + CT_RP * i;
+    return a0 < CT_RP && (CT_HY % CT_RP == 0 || a < CT_HY);
+  }
+  const int e = tid + i * CT_THREADS;
+  a = e / CT_HXV;
+  k = e - a * CT_HXV;
+  return CT_STAGED % CT_THREADS == 0 || e < CT_STAGED;
+}
+
 // Loads the staged block of the tile at `at` (see above) into `buf`, this thread's CT_NL
 // vectors.
 __device__ __forceinline__ void ct_load(V (&buf)[CT_NL], const T *__restrict__ x, const CtAt &at,
                                         const CtGeom &g) {
-  const int tid = threadIdx.x;
   const i64t gy = at.oy + g.s1 - (CT_M1 - 1);
   const i64t gxa = at.ox + g.s2 - (CT_M2 - 1) - CT_D;
   const T *xp = x + at.p * g.n1 * g.n2;
   const bool inside = gy >= 0 && gy + CT_HY <= g.n1 && gxa >= 0 && gxa + CT_HX <= g.n2;
   if (CT_VEC && inside) {
+    if (CT_ROWMAP) {
+      // One address a tile, then a constant step of CT_RP rows a slot.
+      int a, k;
+      ct_slot(0, a, k);
+      const T *xb = xp + (gy + a) * g.n2 + gxa + CT_VL * k;
+      const i64t step = (i64t)CT_RP * g.n2;
+#pragma unroll
+      for (int i = 0; i < CT_NL; ++i) {
+        if (ct_slot(i, a, k)) buf[i] = __ldg(reinterpret_cast<const V *>(xb));
+        xb += step;
+      }
+      return;
+    }
     const T *xb = xp + gy * g.n2 + gxa;
 #pragma unroll
     for (int i = 0; i < CT_NL; ++i) {
-      const int e = tid + i * CT_THREADS;
-      if (CT_STAGED % CT_THREADS == 0 || e < CT_STAGED) {
-        const int a = e / CT_HXV, k = e - a * CT_HXV;
+      int a, k;
+      if (ct_slot(i, a, k))
         buf[i] = __ldg(reinterpret_cast<const V *>(xb + (i64t)a * g.n2 + CT_VL * k));
-      }
     }
     return;
   }
 #pragma unroll
   for (int i = 0; i < CT_NL; ++i) {
-    const int e = tid + i * CT_THREADS;
     T v[CT_VL];
 #pragma unroll
     for (int q = 0; q < CT_VL; ++q) v[q] = (T)0;
-    if (e < CT_STAGED) {
-      const int a = e / CT_HXV, k = e - a * CT_HXV;
+    int a, k;
+    if (ct_slot(i, a, k)) {
       const i64t row = gy + a;
       if (row >= 0 && row < g.n1) {
         const T *xr = xp + row * g.n2;
@@ -156,11 +191,8 @@ __device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
   const int ty = tid / CT_BX;
 #pragma unroll
   for (int i = 0; i < CT_NL; ++i) {
-    const int e = tid + i * CT_THREADS;
-    if (CT_STAGED % CT_THREADS == 0 || e < CT_STAGED) {
-      const int a = e / CT_HXV, k = e - a * CT_HXV;
-      *reinterpret_cast<V *>(xs + a * CT_HX + CT_VL * k) = buf[i];
-    }
+    int a, k;
+    if (ct_slot(i, a, k)) *reinterpret_cast<V *>(xs + a * CT_HX + CT_VL * k) = buf[i];
   }
   __syncthreads();
   if (CT_PERSIST && more) ct_load(buf, x, next, g);
@@ -198,6 +230,21 @@ __device__ __forceinline__ void ct_tile(T *xs, const T *hs, V (&buf)[CT_NL],
           for (int q = 0; q < CT_VL; ++q)
             acc[c][r][q] = ct_fma(hv[j2], win[c][CT_D + CT_M2 - 1 + q - j2], acc[c][r][q]);
     }
+  }
+  // A tile inside the output, rows of whole vectors: one address, then a row's step a row.
+  if (CT_VEC && at.oy + CT_TY <= g.l1 && at.ox + CT_TX <= g.l2) {
+    T *yr = y + (at.p * g.l1 + at.oy + ty * CT_RY) * g.l2 + at.ox + CT_VL * tx;
+#pragma unroll
+    for (int r = 0; r < CT_RY; ++r) {
+#pragma unroll
+      for (int c = 0; c < CT_G; ++c) {
+        V o;
+        ct_pack(acc[c][r], &o);
+        __stwb(reinterpret_cast<V *>(yr + CT_GW * c), o);
+      }
+      yr += g.l2;
+    }
+    return;
   }
   // Each group's CT_VL outputs of a row: one vector store where it lies inside the row.
 #pragma unroll
