@@ -548,6 +548,21 @@ fn filtfilt_sos(d: Device) -> TestResult {
         let (b, a) = ([0.2, 0.3, 0.1], [1.0, -0.5, 0.2]);
         let zi = lfilter_zi::<f64>(&b, &a)?.to_vec()?;
         close(&zi, &zi_ref(&b, &a), 1e-10, 1e-10, "lfilter_zi")?;
+        // Leading zeros of `a` dropped first, as SciPy drops them.
+        let zi = lfilter_zi::<f64>(&b, &[0.0, 2.0, -1.0, 0.4])?.to_vec()?;
+        close(
+            &zi,
+            &zi_ref(&b, &[2.0, -1.0, 0.4]),
+            1e-10,
+            1e-10,
+            "lfilter_zi, a = [0, ...]",
+        )?;
+        assert!(lfilter_zi::<f64>(&b, &[0.0, 0.0]).is_err());
+        // A filter of order 0 is a gain, applied both ways.
+        let xs: Vec<f64> = rvec(&mut rng, 7);
+        let g = filtfilt(&[3.0], &[1.5], &Array::from_slice(&xs, &[7])?, 0, None)?.to_vec()?;
+        let want: Vec<f64> = xs.iter().map(|v| 4.0 * v).collect();
+        close(&g, &want, 1e-14, 0.0, "filtfilt of order 0")?;
         // filtfilt by its definition: odd extension, forward from zi x[0], backward from
         // zi y[-1], the padding cut off.
         let n = 60;

@@ -458,7 +458,8 @@ fn stft_reference(d: Device) -> TestResult {
                 let want = seg_dft(&v, &s);
                 let nseg = want.len();
                 assert_eq!(t.len(), nseg, "times p={p}");
-                let shift = if ext.is_some() { e as f64 } else { 0.0 };
+                // SciPy's times: `nperseg / 2` as a float taken off each after an extension.
+                let shift = if ext.is_some() { p as f64 / 2.0 } else { 0.0 };
                 assert!((t[1] - t[0] - step as f64 / 2.0).abs() < 1e-12);
                 assert!((t[0] - (p as f64 / 2.0 - shift) / 2.0).abs() < 1e-12);
                 for k in 0..nfreq {
@@ -620,9 +621,9 @@ fn spectral_bad_input(d: Device) -> TestResult {
     on(d, || {
         let x = Array::from_slice(&[1.0f64; 50], &[50])?;
         assert_err(
-            signal::welch_with(&x, &WelchOpts::new().nperseg(60)),
+            signal::welch_with(&x, &WelchOpts::new().nperseg(0)),
             "InvalidArgument",
-            "nperseg 60",
+            "nperseg must be positive",
         );
         assert_err(
             signal::welch_with(&x, &WelchOpts::new().nperseg(20).noverlap(20)),
@@ -655,7 +656,8 @@ fn spectral_bad_input(d: Device) -> TestResult {
             "empty",
         );
         let y = Array::from_slice(&[1.0f64; 20], &[2, 10])?;
-        assert_err(signal::csd(&x, &y), "Shape", "[2, 10]");
+        let x3 = Array::from_slice(&[1.0f64; 150], &[3, 50])?;
+        assert_err(signal::csd(&x3, &y), "Shape", "[2, 10]");
         assert_err(
             signal::stft_with(&x, &StftOpts::new().nperseg(8).window(vec![1.0; 4])),
             "InvalidArgument",
@@ -677,7 +679,93 @@ fn spectral_bad_input(d: Device) -> TestResult {
     })
 }
 
+/// SciPy's handling of lengths and shapes at the edges: a segment longer than the signal cut
+/// to it, stft's times for an odd segment, istft's segment length from the frequencies
+/// alone, csd broadcasting the other axes.
+fn scipy_edges(d: Device) -> TestResult {
+    on(d, || {
+        let mut rng = Rng::fresh();
+        let n = 100usize;
+        let x = rvec(&mut rng, 2 * n);
+        let x0 = &x[..n];
+        let xa = Array::from_slice(x0, &[n])?;
+        // nperseg 200 of 100 values: one segment of 100, overlap 50 (SciPy warns).
+        let s = Seg {
+            win: hann(n),
+            noverlap: n / 2,
+            nfft: n,
+            detrend: 1,
+            onesided: true,
+        };
+        let (f, got) = signal::welch_with(&xa, &WelchOpts::new().nperseg(200))?;
+        assert_eq!(f.len(), n / 2 + 1);
+        close(
+            &got.to_vec()?,
+            &welch_ref(x0, &s, 1.0, true, false),
+            1e-9,
+            1e-14,
+            "welch, nperseg above the length",
+        )?;
+        // stft of 5 values with nperseg 8: the length cut before the extension of 2 each side.
+        let x5 = Array::from_slice(&x[..5], &[5])?;
+        let (f, t, z) = signal::stft_with(
+            &x5,
+            &StftOpts::new().nperseg(8).boundary(Some(Extension::Even)),
+        )?;
+        assert_eq!(
+            (f.len(), z.shape()),
+            (3, &[3, 3][..]),
+            "stft of 5 values, nperseg 8"
+        );
+        assert_eq!(t, [0.0, 3.0, 6.0]);
+        // An odd segment after an extension: times from 0 in steps of `step / fs`.
+        let (_, t, _) = signal::stft_with(&xa, &StftOpts::new().nperseg(31).fs(2.0))?;
+        let step = 31 - 31 / 2;
+        for (i, ti) in t.iter().enumerate() {
+            assert!(
+                (ti - (i * step) as f64 / 2.0).abs() < 1e-12,
+                "stft time {i}: {ti}"
+            );
+        }
+        // istft of 17 frequencies with nfft 34: nperseg 2 (17 - 1) = 32, whatever nfft.
+        let (_, _, z) = signal::stft_with(&xa, &StftOpts::new().nperseg(32))?;
+        let nseg = z.shape()[1];
+        let (tt, y) = signal::istft_with(&z, &IstftOpts::new().nfft(34))?;
+        let m = 32 + (nseg - 1) * 16 - 32;
+        assert_eq!((y.shape(), tt.len()), (&[m][..], m), "istft with nfft 34");
+        // csd of x [2, n] with y [n]: each row against y, from the definition.
+        let y: Vec<f64> = (0..n).map(|i| x0[(i + 7) % n] * 0.5 + x[n + i]).collect();
+        let x2 = Array::from_slice(&x, &[2, n])?;
+        let o = WelchOpts::new().nperseg(32);
+        let s = Seg {
+            win: hann(32),
+            noverlap: 16,
+            nfft: 32,
+            detrend: 1,
+            onesided: true,
+        };
+        let (_, got) = signal::csd_with(&x2, &Array::from_slice(&y, &[n])?, &o)?;
+        assert_eq!(got.shape(), &[2, 17]);
+        let got = got.to_vec()?;
+        let sc = scales(&s, 1.0, true, 17);
+        let zy = seg_dft(&y, &s);
+        for r in 0..2 {
+            let zx = seg_dft(&x[r * n..(r + 1) * n], &s);
+            for k in 0..17 {
+                let sum: c64 = zx.iter().zip(&zy).map(|(a, b)| a[k].conj() * b[k]).sum();
+                let want = sum * (sc[k] / zx.len() as f64);
+                let g = got[r * 17 + k];
+                if (g - want).norm() > 1e-9 * want.norm() + 1e-13 {
+                    return Err(format!("csd broadcast row {r} bin {k}: {g} vs {want}").into());
+                }
+            }
+        }
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("scipy_edges", scipy_edges),
     ("welch_random", welch_random),
     ("periodogram_identities", periodogram_identities),
     ("csd_coherence", csd_coherence),

@@ -155,16 +155,15 @@ impl Czt {
     /// f]`.
     ///
     /// # Errors
-    /// `f1`, `f2` or `fs` not finite, `fs` not positive, `f2` below `f1`, `endpoint` with
-    /// `m` 1, and [`Czt::new`]'s errors, each named.
+    /// `f1`, `f2` or `fs` not finite, `fs` not positive, `endpoint` with `m` 1, and
+    /// [`Czt::new`]'s errors, each named. A band with `f2` below `f1` is walked downwards.
     #[must_use = "the transform is returned"]
     pub fn zoom(n: usize, band: [f64; 2], m: usize, fs: f64, endpoint: bool) -> Result<Self> {
         let what = "Czt::zoom";
         let [f1, f2] = band;
-        if !(f1.is_finite() && f2.is_finite() && fs.is_finite() && fs > 0.0 && f2 >= f1) {
+        if !(f1.is_finite() && f2.is_finite() && fs.is_finite() && fs > 0.0) {
             return Err(Error::InvalidArgument(format!(
-                "{what}: the band [{f1}, {f2}] must be finite and ordered, fs {fs} finite and \
-                 positive"
+                "{what}: the band [{f1}, {f2}] must be finite, fs {fs} finite and positive"
             )));
         }
         if endpoint && m == 1 {
@@ -294,8 +293,8 @@ pub fn czt<T: FftElement>(
 /// point). Frequencies are in the units of `fs`; SciPy's `fn = f` is `band = [0, f]`.
 ///
 /// # Errors
-/// `f1`, `f2` or `fs` not finite, `fs` not positive, `f2` below `f1`, `endpoint` with
-/// `m` 1, and [`czt`]'s errors, each named.
+/// `f1`, `f2` or `fs` not finite, `fs` not positive, `endpoint` with `m` 1, and [`czt`]'s
+/// errors, each named. A band with `f2` below `f1` is walked downwards, as SciPy's is.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::zoom_fft};

@@ -254,7 +254,11 @@ fn zi_values(b: &[f64], a: &[f64], order: usize) -> Result<Vec<f64>> {
 }
 
 /// The initial state for [`lfilter`] that is the steady state of its step response (SciPy's
-/// `lfilter_zi`): `order` values, on the current device.
+/// `lfilter_zi`): `order` values, on the current device. Leading zeros of `a` are dropped
+/// first, as SciPy drops them.
+///
+/// # Errors
+/// Empty coefficients, `a` all zeros, or a coefficient not finite, named.
 ///
 /// ```
 /// use cuprite_array::signal::{lfilter_zi, lfilter};
@@ -267,6 +271,11 @@ fn zi_values(b: &[f64], a: &[f64], order: usize) -> Result<Vec<f64>> {
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn lfilter_zi<T: Float>(b: &[f64], a: &[f64]) -> Result<Array<T>> {
+    let lead = a
+        .iter()
+        .take(a.len().saturating_sub(1))
+        .take_while(|&&v| v == 0.0);
+    let a = &a[lead.count()..];
     let order = check_coefs("lfilter_zi", b, a)?;
     let z: Vec<T> = zi_values(b, a, order)?
         .into_iter()
@@ -296,7 +305,8 @@ fn odd_ext<T: Float>(x: &Array<T>, pad: usize) -> Result<Array<T>> {
 
 /// The zero-phase forward-backward filter (SciPy's `filtfilt` with its defaults: odd
 /// extension of `padlen = 3 max(len(a), len(b))` values, or `padlen` when given, each pass
-/// started from `lfilter_zi` scaled by the first value it sees).
+/// started from `lfilter_zi` scaled by the first value it sees). A filter of order 0 (one
+/// coefficient each) scales by `(b[0] / a[0])²`, where SciPy refuses it.
 ///
 /// # Errors
 /// As [`lfilter`], and a signal not longer than `padlen` along `axis`.
@@ -330,11 +340,15 @@ pub fn filtfilt<T: Float>(
     let batch: usize = lead.iter().product();
     let ext = odd_ext(&xm.reshape(&[batch, n])?, pad)?;
     let len = n + 2 * pad;
-    let zi = lfilter_zi::<T>(b, a)?.reshape(&[1, order.max(1)])?;
+    // A filter of order 0 is a gain, applied once each way, with no state.
+    let zi = match order {
+        0 => None,
+        _ => Some(lfilter_zi::<T>(b, a)?.reshape(&[1, order])?),
+    };
     let pass = |s: &Array<T>| -> Result<Array<T>> {
-        if order == 0 {
+        let Some(zi) = &zi else {
             return Ok(lfilter(b, a, s, 1, None)?.0);
-        }
+        };
         let x0 = s.slice(&[
             SliceArg::Range {
                 start: None,

@@ -89,8 +89,9 @@ impl From<&[f64]> for WindowSpec {
 }
 
 /// The window's values and the segment length (SciPy's `_triage_segments`): a named window
-/// takes `nperseg` (default `min(256, n)`), which may not exceed the signal's length `n`; a
-/// window of values sets the length, which `nperseg` must then equal.
+/// takes `nperseg` (default 256), cut to the signal's length `n` where it is longer (SciPy
+/// warns and does the same); a window of values sets the length, which `nperseg` must then
+/// equal and which may not exceed `n`.
 pub(crate) fn triage(
     what: &str,
     window: &WindowSpec,
@@ -99,15 +100,12 @@ pub(crate) fn triage(
 ) -> Result<(Vec<f64>, usize)> {
     let (w, p) = match window {
         WindowSpec::Named(w) => {
-            let p = match nperseg {
-                None => n.min(256),
-                Some(p) if p > n => {
-                    return Err(Error::InvalidArgument(format!(
-                        "{what}: nperseg {p} exceeds the signal's length {n}"
-                    )));
-                }
-                Some(p) => p,
-            };
+            if nperseg == Some(0) {
+                return Err(Error::InvalidArgument(format!(
+                    "{what}: nperseg must be positive, not 0"
+                )));
+            }
+            let p = nperseg.unwrap_or(256).min(n);
             if p == 0 {
                 return Err(Error::InvalidArgument(format!(
                     "{what}: nperseg must be positive, not 0"

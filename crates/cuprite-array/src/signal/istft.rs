@@ -22,8 +22,9 @@ fn settings(o: &IstftOpts, nfreq: usize) -> Result<(usize, usize, usize, Vec<f64
             c.fs
         )));
     }
+    // SciPy's default segment length comes from the frequencies alone, whatever `nfft`.
     let n_default = if c.onesided {
-        c.nfft.unwrap_or(2 * nfreq.saturating_sub(1))
+        2 * nfreq.saturating_sub(1)
     } else {
         nfreq
     };

@@ -140,7 +140,13 @@ pub(crate) fn segment_ffts<R: Work>(
         s.fft_with(opts)?
     };
     let nseg = (len - p.nperseg) / step + 1;
-    let shift = if boundary.is_some() { half as f64 } else { 0.0 };
+    // SciPy takes `nperseg / 2` as a float here, though the extension is `nperseg / 2`
+    // values rounded down: an odd segment's first time is then half a sample early.
+    let shift = if boundary.is_some() {
+        p.nperseg as f64 / 2.0
+    } else {
+        0.0
+    };
     let t = (0..nseg)
         .map(|i| (p.nperseg as f64 / 2.0 + (i * step) as f64 - shift) / c.fs)
         .collect();
@@ -245,8 +251,8 @@ pub fn welch<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::
 /// in `f64` for `f64`, else in `f32`. Real signals only.
 ///
 /// # Errors
-/// An empty signal, an axis out of range, a non-positive or non-finite `fs`, `nperseg` 0 or
-/// above the signal's length, a window of values whose length differs from `nperseg` or
+/// An empty signal, an axis out of range, a non-positive or non-finite `fs`, `nperseg` 0
+/// (one above the signal's length is cut to it), a window of values whose length differs from `nperseg` or
 /// exceeds the signal, `nfft < nperseg`, `noverlap >= nperseg`, each named.
 ///
 /// ```
@@ -281,16 +287,30 @@ fn cross_segments<R: Work>(
 ) -> Result<(Vec<f64>, Array<R::Complex>, usize)> {
     crate::array::check_devices(&[&x.node, &y.node])?;
     let (xl, ax) = signal_last(what, x, c.axis)?;
-    let (yl, _) = signal_last(what, y, c.axis)?;
-    let la = xl.ndim() - 1;
-    if xl.shape()[..la] != yl.shape()[..yl.ndim() - 1] || xl.ndim() != yl.ndim() {
-        return Err(Error::Shape(format!(
-            "{what}: x of shape {:?} and y of shape {:?} differ off axis {}",
+    let (yl, ay) = signal_last(what, y, c.axis)?;
+    // The other axes broadcast together (SciPy's rule); the output's frequency axis goes
+    // where the signal's axis was in the operand of more dimensions.
+    let (xo, yo) = (&xl.shape()[..xl.ndim() - 1], &yl.shape()[..yl.ndim() - 1]);
+    let outer = crate::shape::broadcast_shapes(xo, yo).map_err(|_| {
+        Error::Shape(format!(
+            "{what}: x of shape {:?} and y of shape {:?} do not broadcast off axis {}",
             x.shape(),
             y.shape(),
             c.axis
-        )));
-    }
+        ))
+    })?;
+    let ax = if xl.ndim() >= yl.ndim() { ax } else { ay };
+    let spread = |a: Array<R>| -> Result<Array<R>> {
+        let mut s = outer.clone();
+        s.push(a.shape()[a.ndim() - 1]);
+        if s == a.shape() {
+            Ok(a)
+        } else {
+            a.broadcast_to(&s)
+        }
+    };
+    let (xl, yl) = (spread(xl)?, spread(yl)?);
+    let la = xl.ndim() - 1;
     // The shorter signal is zero-padded to the longer's length.
     let (nx, ny) = (xl.shape()[la], yl.shape()[la]);
     let n = nx.max(ny);
@@ -358,10 +378,10 @@ pub fn csd<T: Float + FftElement>(
 }
 
 /// [`csd`] with options (as [`welch_with`]). The shorter signal is zero-padded to the longer's
-/// length; the other axes must agree.
+/// length; the other axes broadcast together, NumPy's rules.
 ///
 /// # Errors
-/// As [`welch_with`], and shapes that differ off the signal's axis, named.
+/// As [`welch_with`], and shapes that do not broadcast off the signal's axis, named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::{WelchOpts, csd_with}};

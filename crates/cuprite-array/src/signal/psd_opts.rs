@@ -82,8 +82,8 @@ macro_rules! setters {
         pub fn window(mut self, w: impl Into<WindowSpec>) -> Self { self.c.window = w.into(); self }
     };
     (@one nperseg) => {
-        /// The segment length (default 256, or the signal's length when shorter; a window
-        /// given by its values sets it).
+        /// The segment length (default 256; cut to the signal's length when longer, as SciPy
+        /// does with a warning; a window given by its values sets it).
         pub fn nperseg(mut self, n: impl Into<Option<usize>>) -> Self { self.c.nperseg = n.into(); self }
     };
     (@one noverlap) => {
