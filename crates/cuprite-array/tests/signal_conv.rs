@@ -6,8 +6,8 @@
 
 use crate::common::{Body, close};
 use cuprite_array::signal::{
-    self, ConvMethod, ConvMode, Detrend, Window, convolve, convolve_axes, correlate, filtfilt,
-    lfilter, lfilter_zi, sosfilt,
+    self, ConvMethod, ConvMode, Detrend, Extension, FiltfiltOpts, Window, convolve, convolve_axes,
+    correlate, filtfilt, filtfilt_with, lfilter, lfilter_zi, sosfilt, sosfiltfilt_with,
 };
 use cuprite_array::{Array, Device, c64};
 use cuprite_testkit::{Rng, Test, TestResult};
@@ -593,6 +593,48 @@ fn filtfilt_sos(d: Device) -> TestResult {
         let want = &bwd[pad..pad + n];
         let got = filtfilt(&b, &a, &Array::from_slice(&x, &[n])?, 0, None)?.to_vec()?;
         close(&got, want, 1e-10, 1e-10, "filtfilt")?;
+        // SciPy's other padtypes: even reflection, the end values, or no extension.
+        for (how, name) in [
+            (Some(Extension::Even), "even"),
+            (Some(Extension::Constant), "constant"),
+            (None, "none"),
+        ] {
+            let pad = if how.is_some() { 5 } else { 0 };
+            let mut ext: Vec<f64> = (0..pad)
+                .map(|i| match how {
+                    Some(Extension::Even) => x[pad - i],
+                    _ => x[0],
+                })
+                .collect();
+            ext.extend(&x);
+            ext.extend((0..pad).map(|i| match how {
+                Some(Extension::Even) => x[n - 2 - i],
+                _ => x[n - 1],
+            }));
+            let f = with_zi(&ext);
+            let r: Vec<f64> = f.iter().rev().copied().collect();
+            let bwd: Vec<f64> = with_zi(&r).into_iter().rev().collect();
+            let o = FiltfiltOpts::new().axis(0).padtype(how).padlen(5);
+            let xa = Array::from_slice(&x, &[n])?;
+            let got = filtfilt_with(&b, &a, &xa, &o)?.to_vec()?;
+            close(
+                &got,
+                &bwd[pad..pad + n],
+                1e-10,
+                1e-10,
+                &format!("filtfilt {name}"),
+            )?;
+            // One section: sosfiltfilt is the same filter.
+            let sos = [[b[0], b[1], b[2], a[0], a[1], a[2]]];
+            let got = sosfiltfilt_with(&sos, &xa, &o)?.to_vec()?;
+            close(
+                &got,
+                &bwd[pad..pad + n],
+                1e-10,
+                1e-10,
+                &format!("sosfiltfilt {name}"),
+            )?;
+        }
         // sosfilt: the cascade of the sections' difference equations.
         let sos = [
             [0.3, 0.2, 0.1, 1.0, -0.4, 0.1],
@@ -749,6 +791,45 @@ fn detrend_hilbert(d: Device) -> TestResult {
                 "detrend constant",
             )?;
         }
+        // Breakpoints (SciPy's `bp`, here unsorted, repeated, and one at the end): each
+        // stretch less its own least-squares line, from the normal equations; a stretch of
+        // one value becomes 0.
+        let fit = |s: &[f64]| -> Vec<f64> {
+            let m = s.len() as f64;
+            if s.len() == 1 {
+                return vec![0.0];
+            }
+            let (mut st, mut sx, mut stt, mut stx) = (0.0, 0.0, 0.0, 0.0);
+            for (t, &v) in s.iter().enumerate() {
+                let t = t as f64;
+                st += t;
+                sx += v;
+                stt += t * t;
+                stx += t * v;
+            }
+            let slope = (m * stx - st * sx) / (m * stt - st * st);
+            let icpt = (sx - slope * st) / m;
+            s.iter()
+                .enumerate()
+                .map(|(t, v)| v - icpt - slope * t as f64)
+                .collect()
+        };
+        let got = signal::detrend_breakpoints(&xa, -1, &[30, 10, 10, 49, 50])?.to_vec()?;
+        for r in 0..rows {
+            let s = &x[r * n..(r + 1) * n];
+            let mut want = fit(&s[..10]);
+            want.extend(fit(&s[10..30]));
+            want.extend(fit(&s[30..49]));
+            want.extend(fit(&s[49..]));
+            close(
+                &got[r * n..(r + 1) * n],
+                &want,
+                1e-11,
+                1e-12,
+                "detrend with breakpoints",
+            )?;
+        }
+        assert!(signal::detrend_breakpoints(&xa, 1, &[51]).is_err());
         // hilbert by the DFT: X, zero negative frequencies, double positive ones, inverse.
         for n in [15usize, 16] {
             let x = rvec(&mut rng, n);

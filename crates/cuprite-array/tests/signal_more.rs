@@ -4,8 +4,9 @@
 //! boundary, relative extrema, `correlation_lags`, `deconvolve`, `lfiltic`, `sosfilt_zi`,
 //! `hilbert2`, `sweep_poly`, `max_len_seq`, `check_cola`/`check_nola`, `vectorstrength`, and
 //! the B-spline routines (`cspline1d` interpolating and smoothing, `qspline1d`, their
-//! evaluation, `gauss_spline`), and the wavelets and `cwt` (against SciPy 1.14.1, the last
-//! SciPy with them: `data/scipy-wavelets.txt`, written by `data/scipy_wavelets.py`).
+//! evaluation, `gauss_spline`), the windows beyond the cosine sums (`get_window`), and the
+//! wavelets and `cwt` (against SciPy 1.14.1, the last SciPy with them:
+//! `data/scipy-wavelets.txt`, written by `data/scipy_wavelets.py`).
 //! Where a property pins the result independently (a deconvolution's product, a filter
 //! started from `lfiltic`'s state), it is checked as well. Bodies run on every backend.
 
@@ -15,9 +16,9 @@ use cuprite_array::signal::{
     argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola,
     check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d,
     cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline,
-    hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf,
-    qspline1d, qspline1d_eval, qspline2d, ricker, sepfir2d, sosfilt_zi, spline_filter, step,
-    sweep_poly, symiirorder1, symiirorder2, tf2ss, vectorstrength,
+    get_window, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2,
+    order_filter, qmf, qspline1d, qspline1d_eval, qspline2d, ricker, sepfir2d, sosfilt_zi,
+    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -946,7 +947,83 @@ fn symmetric_iir(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The windows beyond the cosine sums against SciPy's `get_window` (and `windows.taylor`
+/// for options `get_window` does not pass), symmetric and periodic, at lengths 1, 2, 7, 8 and
+/// 16; the names `get_window` accepts for them.
+fn windows_more(d: Device) -> TestResult {
+    cuprite_array::with_device(d, || -> TestResult {
+        let cases = [
+            ("bohman", Window::Bohman),
+            ("parzen", Window::Parzen),
+            ("lanczos", Window::Lanczos),
+            ("barthann", Window::BartHann),
+            ("general_hamming", Window::GeneralHamming(0.6)),
+            ("general_gaussian", Window::GeneralGaussian(1.5, 2.0)),
+            ("chebwin", Window::Chebwin(60.0)),
+            ("chebwin40", Window::Chebwin(40.0)),
+            (
+                "taylor",
+                Window::Taylor {
+                    nbar: 4,
+                    sll: 30.0,
+                    norm: true,
+                },
+            ),
+            (
+                "taylor_3_25_raw",
+                Window::Taylor {
+                    nbar: 3,
+                    sll: 25.0,
+                    norm: false,
+                },
+            ),
+        ];
+        for (name, w) in cases {
+            for m in [1usize, 2, 7, 8, 16] {
+                for fft in [false, true] {
+                    let key = format!("win_{name}_{m}_{}", if fft { "p" } else { "s" });
+                    let got = get_window::<f64>(w, m, fft)?.to_vec()?;
+                    close(&got, &reference(&key), 1e-12, 1e-15, &key)?;
+                }
+            }
+        }
+        for (name, w) in [
+            ("bohman", Window::Bohman),
+            ("parz", Window::Parzen),
+            ("sinc", Window::Lanczos),
+            ("brthan", Window::BartHann),
+        ] {
+            assert_eq!(Window::from_name(name)?, w, "{name}");
+        }
+        assert_err(
+            get_window::<f64>(Window::GeneralGaussian(0.0, 1.0), 4, true),
+            "InvalidArgument",
+            "p must be positive",
+        );
+        assert_err(
+            get_window::<f64>(
+                Window::Taylor {
+                    nbar: 0,
+                    sll: 30.0,
+                    norm: true,
+                },
+                4,
+                true,
+            ),
+            "InvalidArgument",
+            "nbar",
+        );
+        assert_err(
+            get_window::<f64>(Window::Chebwin(f64::NAN), 4, true),
+            "InvalidArgument",
+            "NaN",
+        );
+        Ok(())
+    })
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("windows_more", windows_more),
     ("symmetric_iir", symmetric_iir),
     ("wavelets", wavelets),
     ("order_filters", order_filters),

@@ -4,9 +4,10 @@
 //! convolution, on the host). Coefficients are host values (`&[f64]`), rounded to the data's working precision
 //! (`f32` for `f16`/`bf16`/`f32`, `f64` for `f64`); the data are real.
 
+use super::frames::{Extension, extend};
 use super::iir::Lfilter;
 use crate::array::Array;
-use crate::dtype::{DType, Float};
+use crate::dtype::{DType, Element, Float};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::shape::SliceArg;
@@ -284,29 +285,120 @@ pub fn lfilter_zi<T: Float>(b: &[f64], a: &[f64]) -> Result<Array<T>> {
     Array::from_slice(&z, &[order])
 }
 
-/// The odd extension of `x` (`[batch, n]`) by `pad` values each side: `2 x[0] - x[pad..0]`
-/// before, `2 x[n-1] - x[n-2..n-2-pad]` after (SciPy's `odd_ext`).
-fn odd_ext<T: Float>(x: &Array<T>, pad: usize) -> Result<Array<T>> {
-    let n = x.shape()[1];
-    let all = SliceArg::Range {
-        start: None,
-        end: None,
-        step: 1,
-    };
-    let first = x.slice(&[all, range(0, 1)])?;
-    let last = x.slice(&[all, range(n - 1, n)])?;
-    let two = T::from_scalar(crate::dtype::Scalar::F64(2.0));
-    let left = x.slice(&[all, range(1, pad + 1)])?.flip(&[1])?;
-    let right = x.slice(&[all, range(n - 1 - pad, n - 1)])?.flip(&[1])?;
-    let left = first.try_mul(two)?.try_sub(&left)?;
-    let right = last.try_mul(two)?.try_sub(&right)?;
-    Array::concat(&[&left, x, &right], 1)
+/// How [`filtfilt_with`] and [`sosfiltfilt_with`] extend the signal before filtering
+/// (SciPy's `axis`, `padtype` and `padlen`).
+///
+/// ```
+/// use cuprite_array::signal::{Extension, FiltfiltOpts};
+/// let o = FiltfiltOpts::new().axis(-1).padtype(Extension::Even).padlen(5);
+/// # let _ = o;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use]
+pub struct FiltfiltOpts {
+    axis: isize,
+    padtype: Option<Extension>,
+    padlen: Option<usize>,
+}
+
+impl Default for FiltfiltOpts {
+    fn default() -> Self {
+        FiltfiltOpts {
+            axis: -1,
+            padtype: Some(Extension::Odd),
+            padlen: None,
+        }
+    }
+}
+
+impl FiltfiltOpts {
+    /// SciPy's defaults: the last axis, the odd extension, the filter's own pad length.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The axis filtered (default -1).
+    pub fn axis(mut self, axis: isize) -> Self {
+        self.axis = axis;
+        self
+    }
+
+    /// The extension at each end (default [`Extension::Odd`]; `None` extends nothing and
+    /// ignores `padlen`, as SciPy's `padtype=None`).
+    pub fn padtype(mut self, how: impl Into<Option<Extension>>) -> Self {
+        self.padtype = how.into();
+        self
+    }
+
+    /// The values added at each end (default: three times the filter's length, as the calls
+    /// say).
+    pub fn padlen(mut self, n: impl Into<Option<usize>>) -> Self {
+        self.padlen = n.into();
+        self
+    }
+}
+
+/// A signal laid out for the forward-backward filters: `axis` moved last, the other axes
+/// flattened to rows (`[batch, n]`), each row extended by `pad` values at each end.
+struct PaddedRows<T: Element> {
+    ext: Array<T>,
+    pad: usize,
+    lead: Vec<usize>,
+    n: usize,
+    ax: usize,
+}
+
+impl<T: Float> PaddedRows<T> {
+    /// `x` extended as `o` says (`pad` 0 without an extension; `default_pad` when `o` names
+    /// no length).
+    fn new(what: &str, x: &Array<T>, o: &FiltfiltOpts, default_pad: usize) -> Result<Self> {
+        let ax = norm_axis(what, o.axis, x.ndim())?;
+        let pad = match o.padtype {
+            None => 0,
+            Some(_) => o.padlen.unwrap_or(default_pad),
+        };
+        let n = x.shape()[ax];
+        if n <= pad {
+            return Err(Error::InvalidArgument(format!(
+                "{what}: the signal's length {n} along axis {ax} must exceed padlen {pad}"
+            )));
+        }
+        let xm = x.moveaxis(ax as isize, -1)?;
+        let lead: Vec<usize> = xm.shape()[..xm.ndim() - 1].to_vec();
+        let batch: usize = lead.iter().product();
+        let x2 = xm.reshape(&[batch, n])?;
+        let ext = match o.padtype {
+            Some(how) if pad > 0 => extend(&x2, pad, how)?,
+            _ => x2,
+        };
+        Ok(PaddedRows {
+            ext,
+            pad,
+            lead,
+            n,
+            ax,
+        })
+    }
+
+    /// The rows of `y` (laid out as `ext`) without the padding, back in the signal's layout.
+    fn finish(self, y: &Array<T>) -> Result<Array<T>> {
+        let all = SliceArg::Range {
+            start: None,
+            end: None,
+            step: 1,
+        };
+        let y = y.slice(&[all, range(self.pad, self.pad + self.n)])?;
+        let mut shape = self.lead;
+        shape.push(self.n);
+        y.reshape(&shape)?.moveaxis(-1, self.ax as isize)
+    }
 }
 
 /// The zero-phase forward-backward filter (SciPy's `filtfilt` with its defaults: odd
 /// extension of `padlen = 3 max(len(a), len(b))` values, or `padlen` when given, each pass
 /// started from `lfilter_zi` scaled by the first value it sees). A filter of order 0 (one
-/// coefficient each) scales by `(b[0] / a[0])²`, where SciPy refuses it.
+/// coefficient each) scales by `(b[0] / a[0])²`, where SciPy refuses it. [`filtfilt_with`]
+/// takes the other extensions.
 ///
 /// # Errors
 /// As [`lfilter`], and a signal not longer than `padlen` along `axis`.
@@ -326,20 +418,34 @@ pub fn filtfilt<T: Float>(
     axis: isize,
     padlen: Option<usize>,
 ) -> Result<Array<T>> {
+    filtfilt_with(b, a, x, &FiltfiltOpts::new().axis(axis).padlen(padlen))
+}
+
+/// [`filtfilt`] with SciPy's `padtype`: the signal extended at each end by its odd or even
+/// reflection, its end values, zeros, or not at all ([`FiltfiltOpts`]).
+///
+/// # Errors
+/// As [`filtfilt`].
+///
+/// ```
+/// use cuprite_array::{Array, signal::{Extension, FiltfiltOpts, filtfilt_with}};
+/// // Without an extension the ends see the filter start from rest on the first value.
+/// let x = Array::from_slice(&[1.0f64; 12], &[12])?;
+/// let o = FiltfiltOpts::new().padtype(None);
+/// let y = filtfilt_with(&[0.5, 0.5], &[1.0], &x, &o)?.to_vec()?;
+/// assert!(y.iter().all(|v| (v - 1.0).abs() < 1e-12));
+/// let o = FiltfiltOpts::new().padtype(Extension::Constant).padlen(3);
+/// assert_eq!(filtfilt_with(&[0.5, 0.5], &[1.0], &x, &o)?.shape(), &[12]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn filtfilt_with<T: Float>(
+    b: &[f64],
+    a: &[f64],
+    x: &Array<T>,
+    opts: &FiltfiltOpts,
+) -> Result<Array<T>> {
     let order = check_coefs("filtfilt", b, a)?;
-    let ax = norm_axis("filtfilt", axis, x.ndim())?;
-    let pad = padlen.unwrap_or(3 * (order + 1));
-    let n = x.shape()[ax];
-    if n <= pad {
-        return Err(Error::InvalidArgument(format!(
-            "filtfilt: the signal's length {n} along axis {ax} must exceed padlen {pad}"
-        )));
-    }
-    let xm = x.moveaxis(ax as isize, -1)?;
-    let lead: Vec<usize> = xm.shape()[..xm.ndim() - 1].to_vec();
-    let batch: usize = lead.iter().product();
-    let ext = odd_ext(&xm.reshape(&[batch, n])?, pad)?;
-    let len = n + 2 * pad;
+    let rows = PaddedRows::new("filtfilt", x, opts, 3 * (order + 1))?;
     // A filter of order 0 is a gain, applied once each way, with no state.
     let zi = match order {
         0 => None,
@@ -360,19 +466,9 @@ pub fn filtfilt<T: Float>(
         let z = zi.try_mul(&x0)?;
         Ok(lfilter(b, a, s, 1, Some(&z))?.0)
     };
-    let y = pass(&ext)?.flip(&[1])?;
+    let y = pass(&rows.ext)?.flip(&[1])?;
     let y = pass(&y)?.flip(&[1])?;
-    let y = y.slice(&[
-        SliceArg::Range {
-            start: None,
-            end: None,
-            step: 1,
-        },
-        range(pad, len - pad),
-    ])?;
-    let mut s = lead;
-    s.push(n);
-    y.reshape(&s)?.moveaxis(-1, ax as isize)
+    rows.finish(&y)
 }
 
 /// Filters `x` along `axis` through cascaded second-order sections (SciPy's `sosfilt`): each
@@ -485,29 +581,37 @@ pub fn sosfiltfilt<T: Float>(
     axis: isize,
     padlen: Option<usize>,
 ) -> Result<Array<T>> {
+    sosfiltfilt_with(sos, x, &FiltfiltOpts::new().axis(axis).padlen(padlen))
+}
+
+/// [`sosfiltfilt`] with SciPy's `padtype` ([`FiltfiltOpts`], as [`filtfilt_with`]).
+///
+/// # Errors
+/// As [`sosfiltfilt`].
+///
+/// ```
+/// use cuprite_array::{Array, signal::{BandType, Extension, FiltfiltOpts, butter_sos, sosfiltfilt_with}};
+/// let sos = butter_sos(2, 0.3, BandType::Lowpass)?;
+/// let x = Array::from_slice(&[2.0f64; 40], &[40])?;
+/// let y = sosfiltfilt_with(&sos, &x, &FiltfiltOpts::new().padtype(Extension::Even))?.to_vec()?;
+/// assert!(y.iter().all(|v| (v - 2.0).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn sosfiltfilt_with<T: Float>(
+    sos: &[[f64; 6]],
+    x: &Array<T>,
+    opts: &FiltfiltOpts,
+) -> Result<Array<T>> {
     if sos.is_empty() {
         return Err(Error::InvalidArgument(
             "sosfiltfilt needs at least one second-order section".into(),
         ));
     }
     let zi = sos_zi("sosfiltfilt", sos)?;
-    let ax = norm_axis("sosfiltfilt", axis, x.ndim())?;
     let zero_b = sos.iter().filter(|s| s[2] == 0.0).count();
     let zero_a = sos.iter().filter(|s| s[5] == 0.0).count();
     let ntaps = 2 * sos.len() + 1 - zero_b.min(zero_a);
-    let pad = padlen.unwrap_or(3 * ntaps);
-    let n = x.shape()[ax];
-    if n <= pad {
-        return Err(Error::InvalidArgument(format!(
-            "sosfiltfilt: the signal's length {n} along axis {ax} must exceed padlen {pad}"
-        )));
-    }
-    let xm = x.moveaxis(ax as isize, -1)?;
-    let lead: Vec<usize> = xm.shape()[..xm.ndim() - 1].to_vec();
-    let batch: usize = lead.iter().product();
-    let x2 = xm.reshape(&[batch, n])?;
-    let ext = if pad == 0 { x2 } else { odd_ext(&x2, pad)? };
-    let len = n + 2 * pad;
+    let rows = PaddedRows::new("sosfiltfilt", x, opts, 3 * ntaps)?;
     let all = SliceArg::Range {
         start: None,
         end: None,
@@ -527,12 +631,9 @@ pub fn sosfiltfilt<T: Float>(
         }
         Ok(y)
     };
-    let y = pass(&ext)?.flip(&[1])?;
+    let y = pass(&rows.ext)?.flip(&[1])?;
     let y = pass(&y)?.flip(&[1])?;
-    let y = y.slice(&[all, range(pad, len - pad)])?;
-    let mut s = lead;
-    s.push(n);
-    y.reshape(&s)?.moveaxis(-1, ax as isize)
+    rows.finish(&y)
 }
 
 /// The initial states of [`sosfilt`]'s sections that are the steady state of its step

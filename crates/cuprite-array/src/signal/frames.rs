@@ -142,11 +142,13 @@ pub(crate) fn triage(
     Ok((w, p))
 }
 
-/// How [`stft`](super::stft) extends the signal by `nperseg / 2` values at each end before
-/// cutting it into segments (SciPy's `boundary`).
+/// How a signal is extended at each end: by [`stft`](super::stft), `nperseg / 2` values
+/// before it is cut into segments (SciPy's `boundary`, zeros by default); by
+/// [`filtfilt_with`](super::filtfilt_with), `padlen` values before the two passes (SciPy's
+/// `padtype`, odd by default).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Extension {
-    /// Zeros (`'zeros'`, the default).
+    /// Zeros (`'zeros'`, [`Extension::default`]).
     #[default]
     Zeros,
     /// The signal mirrored about its end values, which are not repeated (`'even'`).
@@ -167,7 +169,7 @@ pub(crate) fn extend<T: Float>(x: &Array<T>, e: usize, how: Extension) -> Result
     let n = x.shape()[la];
     if matches!(how, Extension::Even | Extension::Odd) && e >= n {
         return Err(Error::InvalidArgument(format!(
-            "stft: the {how:?} extension by {e} values needs a signal longer than {e}, not {n}"
+            "the {how:?} extension by {e} values needs a signal longer than {e}, not {n}"
         )));
     }
     let mut widths = vec![(0, 0); nd];

@@ -7,8 +7,9 @@
 //!   [`convolve2d`] and [`correlate2d`] with their boundaries ([`ConvBoundary`]),
 //!   [`correlation_lags`], [`choose_conv_method`], [`sepfir2d`], [`order_filter`].
 //! - Linear filters: [`lfilter`] (IIR, with initial conditions; on CUDA a blocked parallel scan
-//!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`], [`sosfilt`],
-//!   [`sosfiltfilt`], [`sosfilt_zi`], [`lfiltic`], [`deconvolve`]; the symmetric IIR
+//!   of the filter's state recurrence), [`lfilter_zi`], [`filtfilt`] and [`filtfilt_with`]
+//!   (SciPy's `padtype`), [`sosfilt`], [`sosfiltfilt`], [`sosfiltfilt_with`], [`sosfilt_zi`],
+//!   [`lfiltic`], [`deconvolve`]; the symmetric IIR
 //!   filters [`symiirorder1`], [`symiirorder2`] and the B-splines built on them
 //!   ([`cspline1d`], [`qspline1d`], [`cspline2d`], [`qspline2d`], [`cspline1d_eval`],
 //!   [`qspline1d_eval`], [`spline_filter`], [`gauss_spline`]); IIR design [`butter`], [`cheby1`], [`cheby2`], [`ellip`], [`bessel`]
@@ -45,7 +46,7 @@
 //!   [`qmf`] and the continuous wavelet transform [`cwt`].
 //! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`];
 //!   relative extrema on the device: [`argrelmin`], [`argrelmax`], [`argrelextrema`].
-//! - [`get_window`], [`detrend`], [`hilbert`], [`hilbert2`]; Savitzky-Golay smoothing and differentiation
+//! - [`get_window`], [`detrend`], [`detrend_breakpoints`], [`hilbert`], [`hilbert2`]; Savitzky-Golay smoothing and differentiation
 //!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
@@ -172,7 +173,8 @@ pub use design::{
 };
 pub use elem::SignalElement;
 pub use filters::{
-    deconvolve, filtfilt, lfilter, lfilter_zi, lfiltic, sosfilt, sosfilt_zi, sosfiltfilt,
+    FiltfiltOpts, deconvolve, filtfilt, filtfilt_with, lfilter, lfilter_zi, lfiltic, sosfilt,
+    sosfilt_zi, sosfiltfilt, sosfiltfilt_with,
 };
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
@@ -204,7 +206,7 @@ pub use resample::{
     resample_poly, resample_poly_with, upfirdn,
 };
 pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
-pub use spectral::{Detrend, detrend, hilbert, hilbert2};
+pub use spectral::{Detrend, detrend, detrend_breakpoints, hilbert, hilbert2};
 pub use symiir::{symiirorder1, symiirorder2};
 pub use waveforms::{
     ChirpMethod, MLS_MAX_LENGTH, chirp, gausspulse, max_len_seq, sawtooth, square, sweep_poly,

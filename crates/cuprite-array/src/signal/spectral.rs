@@ -49,8 +49,8 @@ fn gains(n: usize) -> Vec<f64> {
     h
 }
 
-/// `x` less its mean or its least-squares line along `axis` (SciPy's `detrend`, without
-/// breakpoints), computed in `x`'s precision.
+/// `x` less its mean or its least-squares line along `axis` (SciPy's `detrend`; with
+/// breakpoints, [`detrend_breakpoints`]), computed in `x`'s precision.
 ///
 /// # Errors
 /// An axis out of range or an empty axis, named.
@@ -95,6 +95,56 @@ pub fn detrend<T: Float>(x: &Array<T>, axis: isize, kind: Detrend) -> Result<Arr
         .cast::<T>()
         .try_mul(c(1.0 / sxx))?;
     centred.try_sub(&slope.try_mul(&t)?)
+}
+
+/// `x` less a least-squares line fitted to each stretch between breakpoints along `axis`
+/// (SciPy's `detrend(x, axis, 'linear', bp)`): the breakpoints are indices along the axis,
+/// taken sorted and without repeats, with 0 and the axis's length added; each stretch
+/// `[bp[i], bp[i+1])` loses its own line, as [`detrend`] removes one from the whole axis.
+///
+/// # Errors
+/// An axis out of range, an empty axis, or a breakpoint past the axis's length, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::detrend_breakpoints};
+/// // Two ramps of different slopes joined at index 3: each stretch is a line, so nothing
+/// // is left.
+/// let x = Array::from_slice(&[0.0f64, 1.0, 2.0, 10.0, 8.0, 6.0, 4.0], &[7])?;
+/// let y = detrend_breakpoints(&x, 0, &[3])?.to_vec()?;
+/// assert!(y.iter().all(|v| v.abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn detrend_breakpoints<T: Float>(x: &Array<T>, axis: isize, bp: &[usize]) -> Result<Array<T>> {
+    let ax = norm_axis("detrend_breakpoints", axis, x.ndim())?;
+    let n = x.shape()[ax];
+    if n == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "detrend_breakpoints along an empty axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    if let Some(b) = bp.iter().find(|&&b| b > n) {
+        return Err(Error::InvalidArgument(format!(
+            "detrend_breakpoints: breakpoint {b} is past the axis's length {n} (axis {ax})"
+        )));
+    }
+    let mut cuts: Vec<usize> = bp.iter().copied().chain([0, n]).collect();
+    cuts.sort_unstable();
+    cuts.dedup();
+    let parts = cuts
+        .windows(2)
+        .map(|w| {
+            let mut args: Vec<crate::shape::SliceArg> = vec![(..).into(); x.ndim()];
+            args[ax] = crate::shape::SliceArg::Range {
+                start: Some(w[0] as isize),
+                end: Some(w[1] as isize),
+                step: 1,
+            };
+            detrend(&x.slice(&args)?, ax as isize, Detrend::Linear)
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let refs: Vec<&Array<T>> = parts.iter().collect();
+    Array::concat(&refs, ax as isize)
 }
 
 /// The analytic signal of `x` along `axis` (SciPy's `hilbert`): the FFT of `n` points

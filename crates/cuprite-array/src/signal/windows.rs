@@ -2,7 +2,7 @@
 //! placed on the current device.
 
 use crate::array::Array;
-use crate::dtype::{Float, Scalar};
+use crate::dtype::{Float, Scalar, c64};
 use crate::error::{Error, Result};
 use std::f64::consts::PI;
 
@@ -37,6 +37,35 @@ pub enum Window {
     Tukey(f64),
     /// `exp(-|n - (M-1)/2| / τ)` (`exponential`, τ, centred).
     Exponential(f64),
+    /// `(1 - |x|) cos(π|x|) + sin(π|x|) / π` for `x` evenly from -1 to 1, zero at both ends
+    /// (`bohman`).
+    Bohman,
+    /// The piecewise cubic de la Vallée Poussin window (`parzen`).
+    Parzen,
+    /// `sinc(2n / (M-1) - 1)`, the central lobe of the sinc (`lanczos`).
+    Lanczos,
+    /// The Bartlett-Hann window, `0.62 - 0.48 f + 0.38 cos(2π f)` with `f = |n/(M-1) - 1/2|`
+    /// (`barthann`).
+    BartHann,
+    /// `α - (1 - α) cos(2πn / (M-1))` (`general_hamming`, α).
+    GeneralHamming(f64),
+    /// `exp(-|n - (M-1)/2|^(2p) / (2σ^(2p)))`, written `exp(-0.5 |(n - (M-1)/2) / σ|^(2p))`
+    /// (`general_gaussian`, p, σ).
+    GeneralGaussian(f64, f64),
+    /// The Dolph-Chebyshev window whose sidelobes lie `at` decibels below the main lobe
+    /// (`chebwin`, at).
+    Chebwin(f64),
+    /// Taylor's window of `nbar` nearly constant sidelobes next to the main lobe, `sll`
+    /// decibels below it, scaled to 1 at the centre when `norm` (`taylor`; SciPy's defaults
+    /// are 4, 30 and true).
+    Taylor {
+        /// The number of nearly constant sidelobes.
+        nbar: usize,
+        /// The sidelobes' level below the main lobe, in decibels.
+        sll: f64,
+        /// Whether the window is 1 at its centre (an odd window's middle value).
+        norm: bool,
+    },
 }
 
 impl Window {
@@ -61,6 +90,15 @@ impl Window {
             "blackmanharris" | "blackharr" | "bkh" => Window::BlackmanHarris,
             "nuttall" | "nutl" | "nut" => Window::Nuttall,
             "cosine" | "halfcosine" => Window::Cosine,
+            "bohman" | "bman" | "bmn" => Window::Bohman,
+            "parzen" | "parz" | "par" => Window::Parzen,
+            "lanczos" | "sinc" => Window::Lanczos,
+            "barthann" | "brthan" | "bth" => Window::BartHann,
+            "taylor" | "taylorwin" => Window::Taylor {
+                nbar: 4,
+                sll: 30.0,
+                norm: true,
+            },
             _ => {
                 return Err(Error::InvalidArgument(format!(
                     "get_window: unknown window {name:?} (a window with a parameter, such as \
@@ -97,11 +135,117 @@ fn cosine_sum(m: usize, a: &[f64]) -> Vec<f64> {
         .collect()
 }
 
+/// `sin(πx) / (πx)`, 1 at 0.
+fn sinc(x: f64) -> f64 {
+    if x == 0.0 {
+        1.0
+    } else {
+        (PI * x).sin() / (PI * x)
+    }
+}
+
+/// The values of `f` at `0..m`, made exactly symmetric from its second half (SciPy computes
+/// the Lanczos window so).
+fn mirrored(m: usize, f: impl Fn(usize) -> f64) -> Vec<f64> {
+    let mut v: Vec<f64> = (m / 2..m).map(f).collect();
+    let left: Vec<f64> = v.iter().rev().take(m / 2).copied().collect();
+    let mut out = left;
+    out.append(&mut v);
+    out
+}
+
+/// The Dolph-Chebyshev window of `m >= 2` points (SciPy's `chebwin`): the Chebyshev
+/// polynomial of order `m - 1` sampled at `β cos(πk / m)`, transformed by a DFT (computed on
+/// the CPU backend), its first half mirrored, scaled to a peak of 1.
+fn chebwin(m: usize, at: f64) -> Result<Vec<f64>> {
+    let order = m as f64 - 1.0;
+    let beta = ((10f64.powf(at.abs() / 20.0)).acosh() / order).cosh();
+    let p: Vec<f64> = (0..m)
+        .map(|k| {
+            let x = beta * (PI * k as f64 / m as f64).cos();
+            if x > 1.0 {
+                (order * x.acosh()).cosh()
+            } else if x < -1.0 {
+                let sign = if m % 2 == 1 { 1.0 } else { -1.0 };
+                sign * (order * (-x).acosh()).cosh()
+            } else {
+                (order * x.acos()).cos()
+            }
+        })
+        .collect();
+    let pc: Vec<c64> = (0..m)
+        .map(|k| {
+            if m % 2 == 1 {
+                c64::new(p[k], 0.0)
+            } else {
+                c64::from_polar(p[k], PI / m as f64 * k as f64)
+            }
+        })
+        .collect();
+    let w: Vec<f64> = crate::device::with_device(crate::device::Device::CPU, || {
+        Array::from_slice(&pc, &[m])?.fft()?.to_vec()
+    })?
+    .iter()
+    .map(|z| z.re)
+    .collect();
+    let v: Vec<f64> = if m % 2 == 1 {
+        let n = m.div_ceil(2);
+        w[1..n].iter().rev().chain(&w[..n]).copied().collect()
+    } else {
+        let n = m / 2 + 1;
+        w[1..n].iter().rev().chain(&w[1..n]).copied().collect()
+    };
+    let peak = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Ok(v.iter().map(|x| x / peak).collect())
+}
+
+/// Taylor's window of `m` points (SciPy's `taylor`).
+fn taylor(m: usize, nbar: usize, sll: f64, norm: bool) -> Vec<f64> {
+    let b = 10f64.powf(sll / 20.0);
+    let a = b.acosh() / PI;
+    let nb = nbar as f64;
+    let s2 = nb * nb / (a * a + (nb - 0.5) * (nb - 0.5));
+    let ma: Vec<f64> = (1..nbar).map(|v| v as f64).collect();
+    let fm: Vec<f64> = ma
+        .iter()
+        .enumerate()
+        .map(|(i, &mi)| {
+            let sign = if i % 2 == 0 { 1.0 } else { -1.0 };
+            let m2 = mi * mi;
+            let numer: f64 = ma
+                .iter()
+                .map(|&mj| 1.0 - m2 / s2 / (a * a + (mj - 0.5) * (mj - 0.5)))
+                .product();
+            let denom: f64 = 2.0
+                * ma.iter()
+                    .enumerate()
+                    .filter(|&(j, _)| j != i)
+                    .map(|(_, &mj)| 1.0 - m2 / (mj * mj))
+                    .product::<f64>();
+            sign * numer / denom
+        })
+        .collect();
+    let mf = m as f64;
+    let w_at = |n: f64| -> f64 {
+        1.0 + 2.0
+            * ma.iter()
+                .zip(&fm)
+                .map(|(&mi, &f)| f * (2.0 * PI * mi * (n - mf / 2.0 + 0.5) / mf).cos())
+                .sum::<f64>()
+    };
+    let scale = if norm {
+        1.0 / w_at((mf - 1.0) / 2.0)
+    } else {
+        1.0
+    };
+    (0..m).map(|n| w_at(n as f64) * scale).collect()
+}
+
 /// The symmetric window of `m >= 2` points.
-fn symmetric(w: Window, m: usize) -> Vec<f64> {
+fn symmetric(w: Window, m: usize) -> Result<Vec<f64>> {
     let mf = m as f64;
     let half = (mf - 1.0) / 2.0;
-    match w {
+    Ok(match w {
         Window::Boxcar => vec![1.0; m],
         Window::Triang => {
             let k = m.div_ceil(2);
@@ -156,13 +300,9 @@ fn symmetric(w: Window, m: usize) -> Vec<f64> {
         Window::Exponential(tau) => (0..m)
             .map(|n| (-(n as f64 - half).abs() / tau).exp())
             .collect(),
+        Window::Tukey(alpha) if alpha <= 0.0 => vec![1.0; m],
+        Window::Tukey(alpha) if alpha >= 1.0 => cosine_sum(m, &[0.5, 0.5]),
         Window::Tukey(alpha) => {
-            if alpha <= 0.0 {
-                return vec![1.0; m];
-            }
-            if alpha >= 1.0 {
-                return cosine_sum(m, &[0.5, 0.5]);
-            }
             let width = (alpha * (mf - 1.0) / 2.0).floor() as usize;
             (0..m)
                 .map(|n| {
@@ -178,7 +318,40 @@ fn symmetric(w: Window, m: usize) -> Vec<f64> {
                 })
                 .collect()
         }
-    }
+        Window::Bohman => (0..m)
+            .map(|n| {
+                if n == 0 || n == m - 1 {
+                    return 0.0;
+                }
+                let x = (2.0 * n as f64 / (mf - 1.0) - 1.0).abs();
+                (1.0 - x) * (PI * x).cos() + (PI * x).sin() / PI
+            })
+            .collect(),
+        Window::Parzen => (0..m)
+            .map(|n| {
+                let a = (n as f64 - half).abs();
+                let r = a / (mf / 2.0);
+                if a <= half / 2.0 {
+                    1.0 - 6.0 * r * r + 6.0 * r * r * r
+                } else {
+                    2.0 * (1.0 - r).powi(3)
+                }
+            })
+            .collect(),
+        Window::Lanczos => mirrored(m, |n| sinc(2.0 * n as f64 / (mf - 1.0) - 1.0)),
+        Window::BartHann => (0..m)
+            .map(|n| {
+                let f = (n as f64 / (mf - 1.0) - 0.5).abs();
+                0.62 - 0.48 * f + 0.38 * (2.0 * PI * f).cos()
+            })
+            .collect(),
+        Window::GeneralHamming(alpha) => cosine_sum(m, &[alpha, 1.0 - alpha]),
+        Window::GeneralGaussian(p, sig) => (0..m)
+            .map(|n| (-0.5 * ((n as f64 - half) / sig).abs().powf(2.0 * p)).exp())
+            .collect(),
+        Window::Chebwin(at) => chebwin(m, at)?,
+        Window::Taylor { nbar, sll, norm } => taylor(m, nbar, sll, norm),
+    })
 }
 
 /// The values of `window` at `nx` points: symmetric when `fftbins` is false, periodic (the
@@ -199,6 +372,29 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
             return bad("the exponential τ must be positive and finite, not", t);
         }
         Window::Tukey(a) if a.is_nan() => return bad("the Tukey α must be a number, not", a),
+        Window::GeneralHamming(a) if !a.is_finite() => {
+            return bad("the general Hamming α must be finite, not", a);
+        }
+        Window::GeneralGaussian(p, _) if !(p > 0.0 && p.is_finite()) => {
+            return bad("the general Gaussian p must be positive and finite, not", p);
+        }
+        Window::GeneralGaussian(_, s) if !(s > 0.0 && s.is_finite()) => {
+            return bad("the general Gaussian σ must be positive and finite, not", s);
+        }
+        Window::Chebwin(at) if !at.is_finite() => {
+            return bad("the Chebyshev attenuation must be finite, not", at);
+        }
+        Window::Taylor { sll, .. } if !(sll > 0.0 && sll.is_finite()) => {
+            return bad(
+                "the Taylor sidelobe level must be positive and finite, not",
+                sll,
+            );
+        }
+        Window::Taylor { nbar: 0, .. } => {
+            return Err(Error::InvalidArgument(format!(
+                "get_window: the Taylor nbar must be positive, not 0 (of {window:?})"
+            )));
+        }
         _ => {}
     }
     if nx <= 1 {
@@ -211,7 +407,7 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
         ))
     })?;
     crate::util::host_fits::<f64>(m, &format!("get_window: a window of {nx} points"))?;
-    let mut v = symmetric(window, m);
+    let mut v = symmetric(window, m)?;
     v.truncate(nx);
     Ok(v)
 }
@@ -220,8 +416,9 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
 /// when `fftbins` (SciPy's default), symmetric otherwise.
 ///
 /// # Errors
-/// A parameter out of its domain (a non-finite Kaiser β, a Gaussian σ or exponential τ not
-/// positive), or more points than the host's memory holds, named.
+/// A parameter out of its domain (a non-finite Kaiser β, general Hamming α or Chebyshev
+/// attenuation; a Gaussian σ, exponential τ, general Gaussian p or σ, or Taylor sidelobe level
+/// not positive; a Taylor `nbar` of 0), or more points than the host's memory holds, named.
 ///
 /// ```
 /// use cuprite_array::signal::{Window, get_window};

@@ -211,4 +211,16 @@ for b_,a_ in [([1.0,2.0],[2.0,1.0]),([1e-15,2.0,4.0],[1.0,2.0,1.0]),([0.0,0.0,3.
         warnings.simplefilter('always'); nb_,_=s.normalize(b_,a_)
     bc += [float(any(issubclass(w.category, s.BadCoefficients) for w in ws)), float(len(nb_))]
 arr('bad_coefficients', bc)
+# get_window: the windows added later, symmetric and periodic, odd and even lengths
+for wname,spec in [('bohman','bohman'),('parzen','parzen'),('lanczos','lanczos'),('barthann','barthann'),
+                   ('general_hamming',('general_hamming',0.6)),('general_gaussian',('general_gaussian',1.5,2.0)),
+                   ('chebwin',('chebwin',60)),('chebwin40',('chebwin',40)),('taylor','taylor'),
+                   ('taylor_3_25_raw',None)]:
+    for m in [1,2,7,8,16]:
+        for fft in [False,True]:
+            if spec is None:
+                v=s.windows.taylor(m,3,25,norm=False,sym=not fft)
+            else:
+                v=s.get_window(spec,m,fftbins=fft)
+            arr(f"win_{wname}_{m}_{'p' if fft else 's'}", v)
 print("\n".join(out))
