@@ -751,49 +751,7 @@ fn detrend_hilbert(d: Device) -> TestResult {
         let (rows, n) = (4usize, 50usize);
         let x = rvec(&mut rng, rows * n);
         let xa = Array::from_slice(&x, &[rows, n])?;
-        let got = signal::detrend(&xa, 1, Detrend::Linear)?.to_vec()?;
-        let gotc = signal::detrend(&xa.permute(&[1, 0])?, 0, Detrend::Constant)?
-            .permute(&[1, 0])?
-            .to_vec()?;
-        for r in 0..rows {
-            let s = &x[r * n..(r + 1) * n];
-            // The least-squares line from its normal equations.
-            let (mut st, mut sx, mut stt, mut stx) = (0.0, 0.0, 0.0, 0.0);
-            for (t, &v) in s.iter().enumerate() {
-                let t = t as f64;
-                st += t;
-                sx += v;
-                stt += t * t;
-                stx += t * v;
-            }
-            let nf = n as f64;
-            let slope = (nf * stx - st * sx) / (nf * stt - st * st);
-            let icpt = (sx - slope * st) / nf;
-            let want: Vec<f64> = s
-                .iter()
-                .enumerate()
-                .map(|(t, v)| v - icpt - slope * t as f64)
-                .collect();
-            close(
-                &got[r * n..(r + 1) * n],
-                &want,
-                1e-12,
-                1e-12,
-                "detrend linear",
-            )?;
-            let mean = sx / nf;
-            let want: Vec<f64> = s.iter().map(|v| v - mean).collect();
-            close(
-                &gotc[r * n..(r + 1) * n],
-                &want,
-                1e-12,
-                1e-12,
-                "detrend constant",
-            )?;
-        }
-        // Breakpoints (SciPy's `bp`, here unsorted, repeated, and one at the end): each
-        // stretch less its own least-squares line, from the normal equations; a stretch of
-        // one value becomes 0.
+        // `s` less its least-squares line, from the normal equations; one value becomes 0.
         let fit = |s: &[f64]| -> Vec<f64> {
             let m = s.len() as f64;
             if s.len() == 1 {
@@ -814,6 +772,31 @@ fn detrend_hilbert(d: Device) -> TestResult {
                 .map(|(t, v)| v - icpt - slope * t as f64)
                 .collect()
         };
+        let got = signal::detrend(&xa, 1, Detrend::Linear)?.to_vec()?;
+        let gotc = signal::detrend(&xa.permute(&[1, 0])?, 0, Detrend::Constant)?
+            .permute(&[1, 0])?
+            .to_vec()?;
+        for r in 0..rows {
+            let s = &x[r * n..(r + 1) * n];
+            close(
+                &got[r * n..(r + 1) * n],
+                &fit(s),
+                1e-12,
+                1e-12,
+                "detrend linear",
+            )?;
+            let mean = s.iter().sum::<f64>() / n as f64;
+            let want: Vec<f64> = s.iter().map(|v| v - mean).collect();
+            close(
+                &gotc[r * n..(r + 1) * n],
+                &want,
+                1e-12,
+                1e-12,
+                "detrend constant",
+            )?;
+        }
+        // Breakpoints (SciPy's `bp`, here unsorted, repeated, and one at the end): each
+        // stretch less its own line.
         let got = signal::detrend_breakpoints(&xa, -1, &[30, 10, 10, 49, 50])?.to_vec()?;
         for r in 0..rows {
             let s = &x[r * n..(r + 1) * n];
