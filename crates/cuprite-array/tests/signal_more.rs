@@ -987,6 +987,21 @@ fn windows_more(d: Device) -> TestResult {
                 }
             }
         }
+        // Kaiser-Bessel-derived: even lengths, symmetric only.
+        for m in [2usize, 8, 16] {
+            for (b, bs) in [(4.0, "4.0"), (8.6, "8.6")] {
+                let key = format!("win_kbd_{m}_{bs}");
+                let got = get_window::<f64>(Window::KaiserBesselDerived(b), m, false)?.to_vec()?;
+                close(&got, &reference(&key), 1e-12, 1e-15, &key)?;
+            }
+        }
+        for (m, fft) in [(7, false), (8, true)] {
+            assert_err(
+                get_window::<f64>(Window::KaiserBesselDerived(4.0), m, fft),
+                "InvalidArgument",
+                "Kaiser-Bessel-derived",
+            );
+        }
         for (name, w) in [
             ("bohman", Window::Bohman),
             ("parz", Window::Parzen),

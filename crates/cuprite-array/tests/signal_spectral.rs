@@ -592,7 +592,24 @@ fn spectrogram_reference(d: Device) -> TestResult {
             .detrend(Detrend::Linear);
         let (_, t, m) = signal::spectrogram_with(&xa, &o.clone().mode(SpectrogramMode::Magnitude))?;
         let (_, _, an) = signal::spectrogram_with(&xa, &o.clone().mode(SpectrogramMode::Angle))?;
+        let (_, _, ph) = signal::spectrogram_with(&xa, &o.clone().mode(SpectrogramMode::Phase))?;
         let nseg = z.len();
+        // The phase: along the frequencies each value is its angle plus a multiple of 2π, and
+        // consecutive values differ by at most π.
+        let ph = ph.to_vec()?;
+        let tau = 2.0 * PI;
+        for i in 0..nseg {
+            for k in 0..26 {
+                let (g, a) = (ph[k * nseg + i], z[i][k].arg());
+                let turns = (g - a) / tau;
+                if z[i][k].norm() > 1e-9 && (turns - turns.round()).abs() > 1e-9 {
+                    return Err(format!("phase [{k}, {i}]: {g} is not {a} + 2πn").into());
+                }
+                if k > 0 && (g - ph[(k - 1) * nseg + i]).abs() > PI + 1e-9 {
+                    return Err(format!("phase [{k}, {i}]: a jump above π").into());
+                }
+            }
+        }
         assert_eq!(t.len(), nseg);
         assert_eq!(t[1] - t[0], 30.0);
         let (m, an) = (m.to_vec()?, an.to_vec()?);

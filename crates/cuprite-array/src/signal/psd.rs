@@ -20,7 +20,10 @@ use crate::ops::{AxisOpts, ReduceOpts};
 pub type TimeFrequency<A> = (Vec<f64>, Vec<f64>, Array<A>);
 
 /// A real working type of the spectral routines (`f32` or `f64`).
-pub(crate) trait Work: Float + FftElement<Real = Self> + super::elem::SignalElement {}
+pub(crate) trait Work:
+    Float + crate::dtype::Element<Mean = Self> + FftElement<Real = Self> + super::elem::SignalElement
+{
+}
 impl Work for f32 {}
 impl Work for f64 {}
 
@@ -543,10 +546,11 @@ fn spectrogram_core<R: Work>(x: &Array<R>, o: &SpectrogramOpts) -> Result<TimeFr
             // The scaled transform of stft: the square root of the unpaired scale.
             let s0 = scale[0].sqrt();
             let zs = z.try_mul(&along_last::<R::Complex>(&z, &[s0])?)?;
-            if mode == SpectrogramMode::Magnitude {
-                zs.norm()
-            } else {
-                zs.arg()
+            match mode {
+                SpectrogramMode::Magnitude => zs.norm(),
+                // The frequencies are the last axis here.
+                SpectrogramMode::Phase => zs.arg().unwrap(None, -1, std::f64::consts::TAU)?,
+                _ => zs.arg(),
             }
         }
     };

@@ -37,6 +37,8 @@ pub enum SpectrogramMode {
     Magnitude,
     /// Its argument in `(-π, π]` (`'angle'`).
     Angle,
+    /// Its argument unwrapped along the frequencies, NumPy's `unwrap` (`'phase'`).
+    Phase,
 }
 
 /// The settings every segment-based routine shares.

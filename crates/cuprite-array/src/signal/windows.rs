@@ -55,6 +55,10 @@ pub enum Window {
     /// The Dolph-Chebyshev window whose sidelobes lie `at` decibels below the main lobe
     /// (`chebwin`, at).
     Chebwin(f64),
+    /// The Kaiser-Bessel-derived window of the MDCT (`kaiser_bessel_derived`, β): the square
+    /// roots of the running sums of a Kaiser window of `M/2 + 1` points, mirrored; defined for
+    /// an even `M` and symmetric only.
+    KaiserBesselDerived(f64),
     /// Taylor's window of `nbar` nearly constant sidelobes next to the main lobe, `sll`
     /// decibels below it, scaled to 1 at the centre when `norm` (`taylor`; SciPy's defaults
     /// are 4, 30 and true).
@@ -350,6 +354,20 @@ fn symmetric(w: Window, m: usize) -> Result<Vec<f64>> {
             .map(|n| (-0.5 * ((n as f64 - half) / sig).abs().powf(2.0 * p)).exp())
             .collect(),
         Window::Chebwin(at) => chebwin(m, at)?,
+        Window::KaiserBesselDerived(beta) => {
+            let k = symmetric(Window::Kaiser(beta), m / 2 + 1)?;
+            let mut run = 0.0;
+            let sums: Vec<f64> = k
+                .iter()
+                .map(|v| {
+                    run += v;
+                    run
+                })
+                .collect();
+            let total = sums[m / 2];
+            let half: Vec<f64> = sums[..m / 2].iter().map(|c| (c / total).sqrt()).collect();
+            half.iter().chain(half.iter().rev()).copied().collect()
+        }
         Window::Taylor { nbar, sll, norm } => taylor(m, nbar, sll, norm),
     })
 }
@@ -397,6 +415,17 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
         }
         _ => {}
     }
+    if let Window::KaiserBesselDerived(beta) = window {
+        if !beta.is_finite() {
+            return bad("the Kaiser β must be finite, not", beta);
+        }
+        if fftbins || nx % 2 == 1 {
+            return Err(Error::InvalidArgument(format!(
+                "get_window: the Kaiser-Bessel-derived window is defined for an even number of \
+                 points and symmetric only, not {nx} points with fftbins {fftbins}"
+            )));
+        }
+    }
     if nx <= 1 {
         return Ok(vec![1.0; nx]);
     }
@@ -418,7 +447,8 @@ pub(crate) fn window_values(window: Window, nx: usize, fftbins: bool) -> Result<
 /// # Errors
 /// A parameter out of its domain (a non-finite Kaiser β, general Hamming α or Chebyshev
 /// attenuation; a Gaussian σ, exponential τ, general Gaussian p or σ, or Taylor sidelobe level
-/// not positive; a Taylor `nbar` of 0), or more points than the host's memory holds, named.
+/// not positive; a Taylor `nbar` of 0), a Kaiser-Bessel-derived window of an odd length or
+/// periodic, or more points than the host's memory holds, named.
 ///
 /// ```
 /// use cuprite_array::signal::{Window, get_window};

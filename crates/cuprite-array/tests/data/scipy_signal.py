@@ -223,4 +223,7 @@ for wname,spec in [('bohman','bohman'),('parzen','parzen'),('lanczos','lanczos')
             else:
                 v=s.get_window(spec,m,fftbins=fft)
             arr(f"win_{wname}_{m}_{'p' if fft else 's'}", v)
+for m in [2,8,16]:
+    for beta in [4.0, 8.6]:
+        arr(f"win_kbd_{m}_{beta}", s.windows.kaiser_bessel_derived(m, beta))
 print("\n".join(out))
