@@ -254,9 +254,9 @@ pub fn welch<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::
 /// in `f64` for `f64`, else in `f32`. Real signals only.
 ///
 /// # Errors
-/// An empty signal, an axis out of range, a non-positive or non-finite `fs`, `nperseg` 0
-/// (one above the signal's length is cut to it), a window of values whose length differs from `nperseg` or
-/// exceeds the signal, `nfft < nperseg`, `noverlap >= nperseg`, each named.
+/// An empty signal, an axis out of range, a non-positive or non-finite `fs`, `nperseg` 0 (one
+/// above the signal's length is cut to it), a window of values whose length differs from
+/// `nperseg` or exceeds the signal, `nfft < nperseg`, `noverlap >= nperseg`, each named.
 ///
 /// ```
 /// use cuprite_array::{Array, signal::{Scaling, WelchOpts, Window, welch_with}};

@@ -139,8 +139,8 @@ fn cosine_sum(m: usize, a: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// `sin(πx) / (πx)`, 1 at 0.
-fn sinc(x: f64) -> f64 {
+/// `sin(πx) / (πx)`, 1 at 0 (NumPy's `sinc`).
+pub(crate) fn sinc(x: f64) -> f64 {
     if x == 0.0 {
         1.0
     } else {

@@ -7,7 +7,7 @@
 //! its centre, or 0 when it starts at 0, or the Nyquist frequency when it ends there.
 //! Frequencies are fractions of the Nyquist frequency, in `(0, 1)`.
 
-use super::super::windows::{Window, window_values};
+use super::super::windows::{Window, sinc, window_values};
 use crate::error::{Error, Result};
 use std::f64::consts::PI;
 
@@ -130,13 +130,6 @@ fn design(
     }
     let w = window_values(window, numtaps, false)?;
     let alpha = (numtaps as f64 - 1.0) / 2.0;
-    let sinc = |t: f64| {
-        if t == 0.0 {
-            1.0
-        } else {
-            (PI * t).sin() / (PI * t)
-        }
-    };
     let h: Vec<f64> = (0..numtaps)
         .map(|j| {
             let m = j as f64 - alpha;
