@@ -12,13 +12,14 @@
 
 use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::signal::{
-    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, StateSpace, Window,
-    argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola,
-    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d,
-    cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline,
-    get_window, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2,
-    order_filter, qmf, qspline1d, qspline1d_eval, qspline2d, ricker, sepfir2d, sosfilt_zi,
-    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, vectorstrength,
+    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, PolyPad, ResamplePolyOpts,
+    StateSpace, UpfirdnMode, UpfirdnOpts, Window, argrelextrema, argrelmax, bessel_sos, bode,
+    butter_sos, cheby1_sos, cheby2_sos, check_cola, check_nola, convolve2d, correlate2d,
+    correlation_lags, cspline1d, cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp,
+    dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline, get_window, hilbert2, impulse,
+    lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d,
+    qspline1d_eval, qspline2d, resample_poly_with, ricker, sepfir2d, sosfilt_zi, spline_filter,
+    step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -1037,7 +1038,133 @@ fn windows_more(d: Device) -> TestResult {
     })
 }
 
+/// `upfirdn` with each of SciPy's extension modes (up, down, a filter reaching past a signal
+/// of three values, along the first axis of a 2-D array), and `resample_poly` with each
+/// padtype, against SciPy's values; the modes' errors.
+fn upfirdn_modes(d: Device) -> TestResult {
+    let xu: Vec<f64> = (0..7)
+        .map(|i| (0.7 * i as f64).sin() + 0.05 * (i * i) as f64)
+        .collect();
+    let hu: Vec<f64> = (0..9).map(|i| (0.4 * i as f64).cos() + 0.1).collect();
+    let x = Array::from_slice_on(d, &xu, &[7])?;
+    let x3 = Array::from_slice_on(d, &xu[..3], &[3])?;
+    let two: Vec<f64> = xu.iter().flat_map(|&v| [v, -2.0 * v]).collect();
+    let x2 = Array::from_slice_on(d, &two, &[7, 2])?;
+    let names = [
+        "constant",
+        "symmetric",
+        "reflect",
+        "edge",
+        "wrap",
+        "smooth",
+        "antisymmetric",
+        "antireflect",
+        "line",
+    ];
+    for name in names {
+        let mode = UpfirdnMode::from_name(name)?;
+        let cval = if name == "constant" { 1.5 } else { 0.0 };
+        let o = UpfirdnOpts::new().mode(mode).cval(cval);
+        for (up, down) in [(1, 1), (2, 1), (1, 3), (3, 2)] {
+            let key = format!("upfirdn_{name}_{up}_{down}");
+            let got = upfirdn_with(&hu, &x, up, down, &o)?.to_vec()?;
+            close(&got, &reference(&key), 1e-12, 1e-12, &key)?;
+        }
+        let key = format!("upfirdn_short_{name}");
+        close(
+            &upfirdn_with(&hu, &x3, 1, 2, &o)?.to_vec()?,
+            &reference(&key),
+            1e-12,
+            1e-12,
+            &key,
+        )?;
+        let key = format!("upfirdn_axis0_{name}");
+        close(
+            &upfirdn_with(&hu[..4], &x2, 2, 3, &o.axis(0))?.to_vec()?,
+            &reference(&key),
+            1e-12,
+            1e-12,
+            &key,
+        )?;
+    }
+    let xr: Vec<f64> = (0..40)
+        .map(|i| (0.3 * i as f64).cos() + 0.02 * i as f64)
+        .collect();
+    let xr = Array::from_slice_on(d, &xr, &[40])?;
+    let pads = names
+        .iter()
+        .map(|&n| Ok((n, PolyPad::Mode(UpfirdnMode::from_name(n)?))))
+        .chain([
+            Ok(("mean", PolyPad::Mean)),
+            Ok(("median", PolyPad::Median)),
+            Ok(("minimum", PolyPad::Minimum)),
+            Ok(("maximum", PolyPad::Maximum)),
+        ])
+        .collect::<cuprite_array::Result<Vec<_>>>()?;
+    for (name, pad) in pads {
+        let key = format!("rpoly_{name}");
+        let o = ResamplePolyOpts::new().padtype(pad);
+        let got = resample_poly_with(&xr, 3, 2, &o)?.to_vec()?;
+        close(&got, &reference(&key), 1e-12, 1e-12, &key)?;
+    }
+    let o = ResamplePolyOpts::new()
+        .padtype(PolyPad::Mode(UpfirdnMode::Constant))
+        .cval(2.5);
+    close(
+        &resample_poly_with(&xr, 3, 2, &o)?.to_vec()?,
+        &reference("rpoly_constant_cval"),
+        1e-12,
+        1e-12,
+        "rpoly_constant_cval",
+    )?;
+    assert_err(
+        resample_poly_with(
+            &xr,
+            3,
+            2,
+            &ResamplePolyOpts::new().padtype(PolyPad::Mean).cval(1.0),
+        ),
+        "InvalidArgument",
+        "cval 1 has no effect",
+    );
+    let one = Array::from_slice_on(d, &[2.0f64], &[1])?;
+    for mode in [UpfirdnMode::Reflect, UpfirdnMode::Line] {
+        assert_err(
+            upfirdn_with(&hu, &one, 1, 1, &UpfirdnOpts::new().mode(mode)),
+            "InvalidArgument",
+            "needs at least 2 values",
+        );
+    }
+    // The modes that read one value extend a single value: every window holds three 2s.
+    let edge = upfirdn_with(
+        &[1.0; 3],
+        &one,
+        1,
+        1,
+        &UpfirdnOpts::new().mode(UpfirdnMode::Edge),
+    )?;
+    close(
+        &edge.to_vec()?,
+        &[6.0, 6.0, 6.0],
+        0.0,
+        0.0,
+        "edge of one value",
+    )?;
+    assert_err(
+        upfirdn_with(&hu, &x, 1, 1, &UpfirdnOpts::new().cval(f64::NAN)),
+        "InvalidArgument",
+        "cval NaN is not finite",
+    );
+    assert_err(
+        UpfirdnMode::from_name("mirror"),
+        "InvalidArgument",
+        "mirror",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("upfirdn_modes", upfirdn_modes),
     ("windows_more", windows_more),
     ("symmetric_iir", symmetric_iir),
     ("wavelets", wavelets),

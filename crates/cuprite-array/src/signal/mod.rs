@@ -61,7 +61,8 @@
 //!   [`Czt`] fixed for a size, SciPy's `CZT` and `ZoomFFT`); the
 //!   Lomb-Scargle periodogram of uneven samples ([`lombscargle`], [`lombscargle_with`],
 //!   [`lombscargle_amplitude`]) and the [`vectorstrength`] of event times.
-//! - Resampling: [`resample`] (Fourier), [`upfirdn`], [`resample_poly`] (polyphase, filters
+//! - Resampling: [`resample`] (Fourier), [`upfirdn`] (and [`upfirdn_with`], SciPy's extension
+//!   modes [`UpfirdnMode`]), [`resample_poly`] (polyphase, filters
 //!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (SciPy's default
 //!   Chebyshev I IIR filter, or its FIR form).
 //! - SciPy's [`medfilt`], [`medfilt2d`] (zeros beyond the edges) and [`wiener`].
@@ -127,6 +128,7 @@ mod resample;
 mod savgol;
 mod spectral;
 mod symiir;
+mod upfirdn_modes;
 mod waveforms;
 mod wavelets;
 mod windows;
@@ -202,12 +204,13 @@ pub use psd_opts::{
     WelchOpts,
 };
 pub use resample::{
-    DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, decimate, decimate_with, resample,
-    resample_poly, resample_poly_with, upfirdn,
+    DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, UpfirdnOpts, decimate, decimate_with,
+    resample, resample_poly, resample_poly_with, upfirdn, upfirdn_with,
 };
 pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
 pub use spectral::{Detrend, detrend, detrend_breakpoints, hilbert, hilbert2};
 pub use symiir::{symiirorder1, symiirorder2};
+pub use upfirdn_modes::UpfirdnMode;
 pub use waveforms::{
     ChirpMethod, MLS_MAX_LENGTH, chirp, gausspulse, max_len_seq, sawtooth, square, sweep_poly,
     unit_impulse,

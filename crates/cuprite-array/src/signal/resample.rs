@@ -9,6 +9,7 @@ use super::filters::{sosfilt, sosfiltfilt};
 use super::frames::{WindowSpec, along, norm_axis, sc, slice_axis};
 use super::paths::ConvMethod;
 use super::psd::Work;
+use super::upfirdn_modes::{UpfirdnMode, extend};
 use super::windows::Window;
 use crate::array::Array;
 use crate::dtype::Float;
@@ -139,7 +140,87 @@ pub fn upfirdn<T: Float>(
     down: usize,
     axis: isize,
 ) -> Result<Array<T>> {
+    upfirdn_with(h, x, up, down, &UpfirdnOpts::new().axis(axis))
+}
+
+/// Options of [`upfirdn_with`], with SciPy's defaults: the last axis, zeros beyond the ends.
+///
+/// ```
+/// use cuprite_array::signal::{UpfirdnMode, UpfirdnOpts};
+/// let o = UpfirdnOpts::new().axis(0).mode(UpfirdnMode::Constant).cval(1.5);
+/// # let _ = o;
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[must_use]
+pub struct UpfirdnOpts {
+    axis: isize,
+    mode: UpfirdnMode,
+    cval: f64,
+}
+
+impl Default for UpfirdnOpts {
+    fn default() -> Self {
+        UpfirdnOpts {
+            axis: -1,
+            mode: UpfirdnMode::Constant,
+            cval: 0.0,
+        }
+    }
+}
+
+impl UpfirdnOpts {
+    /// SciPy's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The axis filtered (SciPy's default -1).
+    pub fn axis(mut self, axis: isize) -> Self {
+        self.axis = axis;
+        self
+    }
+    /// What the signal holds beyond its ends.
+    pub fn mode(mut self, mode: UpfirdnMode) -> Self {
+        self.mode = mode;
+        self
+    }
+    /// The value beyond the ends with [`UpfirdnMode::Constant`] (ignored by the other modes).
+    pub fn cval(mut self, cval: f64) -> Self {
+        self.cval = cval;
+        self
+    }
+}
+
+/// [`upfirdn`] with SciPy's extension modes (`mode`, `cval`): the signal is taken to hold the
+/// mode's values before and after it ([`UpfirdnMode`]) as far as the filter reaches, and the
+/// output has the same `((n - 1) up + len(h) - 1) / down + 1` values.
+///
+/// # Errors
+/// As [`upfirdn`]; a mode that needs two values ([`UpfirdnMode`]) on an axis of one, or a
+/// non-finite `cval`, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{UpfirdnMode, UpfirdnOpts, upfirdn_with}};
+/// let x = Array::from_slice(&[1.0f64, 2.0, 4.0], &[3])?;
+/// // A 3-tap moving sum, the edge values repeated beyond the ends.
+/// let o = UpfirdnOpts::new().mode(UpfirdnMode::Edge);
+/// assert_eq!(upfirdn_with(&[1.0; 3], &x, 1, 1, &o)?.to_vec()?, [3.0, 4.0, 7.0, 10.0, 12.0]);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn upfirdn_with<T: Float>(
+    h: &[f64],
+    x: &Array<T>,
+    up: usize,
+    down: usize,
+    opts: &UpfirdnOpts,
+) -> Result<Array<T>> {
+    let axis = opts.axis;
     check_rates("upfirdn", up, down)?;
+    if !opts.cval.is_finite() {
+        return Err(Error::InvalidArgument(format!(
+            "upfirdn: cval {} is not finite",
+            opts.cval
+        )));
+    }
     if h.is_empty() {
         return Err(Error::InvalidArgument("upfirdn: an empty filter h".into()));
     }
@@ -174,11 +255,57 @@ pub fn upfirdn<T: Float>(
             x.shape()
         )));
     }
+    let zeros = opts.mode == UpfirdnMode::Constant && opts.cval == 0.0;
     if wide(T::DTYPE) {
-        Ok(upfirdn_core::<f64>(h, &x.cast(), up, down, ax)?.cast())
+        Ok(upfirdn_ext::<f64>(h, &x.cast(), up, down, ax, zeros, opts)?.cast())
     } else {
-        Ok(upfirdn_core::<f32>(h, &x.cast(), up, down, ax)?.cast())
+        Ok(upfirdn_ext::<f32>(h, &x.cast(), up, down, ax, zeros, opts)?.cast())
     }
+}
+
+/// [`upfirdn_core`] of `x` extended by `opts.mode` as far as the filter reaches: `p - 1`
+/// values at each end, `p = ceil(len(h) / up)` the taps of a phase. The output is the full
+/// rate convolution's values at `k down` past the extension's `(p - 1) up` positions.
+fn upfirdn_ext<R: Work>(
+    h: &[f64],
+    x: &Array<R>,
+    up: usize,
+    down: usize,
+    ax: usize,
+    zeros: bool,
+    opts: &UpfirdnOpts,
+) -> Result<Array<R>> {
+    if zeros {
+        return upfirdn_core(h, x, up, down, ax);
+    }
+    let n = x.shape()[ax];
+    let reach = h.len().div_ceil(up) - 1;
+    let longest = reach
+        .checked_mul(2)
+        .and_then(|r| r.checked_add(n - 1))
+        .and_then(|m| m.checked_mul(up))
+        .and_then(|m| m.checked_add(h.len()));
+    let fits = longest.is_some_and(|l| {
+        let mut s = x.shape().to_vec();
+        s[ax] = l;
+        crate::shape::checked_numel(&s).is_ok()
+    });
+    if !fits {
+        return Err(Error::InvalidArgument(format!(
+            "upfirdn: {n} values extended by {reach} at each end ({:?} mode), upsampled by \
+             {up} and filtered by {} taps along axis {ax} of shape {:?} have more elements than \
+             fit in memory",
+            opts.mode,
+            h.len(),
+            x.shape()
+        )));
+    }
+    let xe = extend(x, ax, reach, reach, opts.mode, opts.cval)?;
+    let y = upfirdn_core(h, &xe, up, 1, ax)?;
+    // `upfirdn` checked `(n - 1) up + len(h)` against memory.
+    let out_len = ((n - 1) * up + h.len() - 1) / down + 1;
+    let start = reach * up;
+    slice_axis(&y, ax, start, start + (out_len - 1) * down + 1, down)
 }
 
 /// What [`resample_poly`] assumes beyond the signal's ends (SciPy's `padtype`).
@@ -195,6 +322,9 @@ pub enum PolyPad {
     Minimum,
     /// The signal's maximum (`'maximum'`), likewise.
     Maximum,
+    /// One of [`upfirdn`]'s extension modes (SciPy's `padtype` of the same name); a constant
+    /// other than zero is [`ResamplePolyOpts::cval`].
+    Mode(UpfirdnMode),
 }
 
 /// Options of [`resample_poly_with`], with SciPy's defaults: axis 0, the filter designed by
@@ -211,6 +341,7 @@ pub struct ResamplePolyOpts {
     axis: isize,
     window: WindowSpec,
     pad: PolyPad,
+    cval: Option<f64>,
 }
 
 impl Default for ResamplePolyOpts {
@@ -219,6 +350,7 @@ impl Default for ResamplePolyOpts {
             axis: 0,
             window: WindowSpec::Named(Window::Kaiser(5.0)),
             pad: PolyPad::Zeros,
+            cval: None,
         }
     }
 }
@@ -241,6 +373,12 @@ impl ResamplePolyOpts {
     /// What lies beyond the ends.
     pub fn padtype(mut self, p: PolyPad) -> Self {
         self.pad = p;
+        self
+    }
+    /// The constant beyond the ends with `PolyPad::Mode(UpfirdnMode::Constant)` (SciPy's
+    /// `cval`; zero when not given). Given with any other padding it is an `Err`, as in SciPy.
+    pub fn cval(mut self, cval: f64) -> Self {
+        self.cval = Some(cval);
         self
     }
 }
@@ -270,11 +408,13 @@ pub fn resample_poly<T: Float>(x: &Array<T>, up: usize, down: usize) -> Result<A
 /// `r = max(up, down)` (or the given taps), times `up`, zero-padded in front so that the
 /// output samples sit at the filter's centre; then [`upfirdn`] and the `ceil(n up / down)`
 /// values aligned with the input kept. The mean, median, minimum or maximum padding removes
-/// that value before filtering and adds it back after.
+/// that value before filtering and adds it back after; the other paddings are [`upfirdn`]'s
+/// extension modes ([`upfirdn_with`]).
 ///
 /// # Errors
 /// `up` or `down` 0, an empty or non-finite filter, an axis out of range or an empty axis,
-/// a designed filter of more than 2^24 taps (`max(up, down)` above 838860 after the greatest
+/// a `cval` given with a padding other than the constant mode, a mode that needs two values
+/// on an axis of one, a designed filter of more than 2^24 taps (`max(up, down)` above 838860 after the greatest
 /// common divisor), or an output with more elements than fit in memory, named.
 ///
 /// ```
@@ -363,8 +503,23 @@ pub fn resample_poly_with<T: Float>(
     taps.extend(std::iter::repeat_n(0.0, n_post_pad));
     let a = ax as isize;
     let keep = ReduceOpts::new().keepdims(true);
+    let mut mode = UpfirdnOpts::new().axis(a);
+    if let Some(c) = opts.cval {
+        if opts.pad != PolyPad::Mode(UpfirdnMode::Constant) {
+            return Err(Error::InvalidArgument(format!(
+                "resample_poly: cval {c} has no effect with the {:?} padding (only with \
+                 PolyPad::Mode(UpfirdnMode::Constant))",
+                opts.pad
+            )));
+        }
+        mode = mode.cval(c);
+    }
     let background: Option<Array<T>> = match opts.pad {
         PolyPad::Zeros => None,
+        PolyPad::Mode(m) => {
+            mode = mode.mode(m);
+            None
+        }
         PolyPad::Mean => Some(x.cast::<f64>().mean_axes_with(&[a], keep)?.cast()),
         PolyPad::Median => Some(
             x.cast::<f64>()
@@ -379,7 +534,7 @@ pub fn resample_poly_with<T: Float>(
         Some(b) => x.try_sub(b)?,
         None => x.clone(),
     };
-    let y = upfirdn(&taps, &xs, up, down, a)?;
+    let y = upfirdn_with(&taps, &xs, up, down, &mode)?;
     let y = slice_axis(&y, ax, n_pre_remove, n_pre_remove + n_out, 1)?;
     match &background {
         Some(b) => y.try_add(b),

@@ -226,4 +226,18 @@ for wname,spec in [('bohman','bohman'),('parzen','parzen'),('lanczos','lanczos')
 for m in [2,8,16]:
     for beta in [4.0, 8.6]:
         arr(f"win_kbd_{m}_{beta}", s.windows.kaiser_bessel_derived(m, beta))
+# upfirdn's extension modes (a filter reaching past a short signal reflects it more than once);
+# resample_poly's padtypes
+xu=np.array([np.sin(0.7*i)+0.05*i*i for i in range(7)])
+hu=np.array([np.cos(0.4*i)+0.1 for i in range(9)])
+for mode in ['constant','symmetric','reflect','edge','wrap','smooth','antisymmetric','antireflect','line']:
+    cv=1.5 if mode=='constant' else 0
+    for up,down in [(1,1),(2,1),(1,3),(3,2)]:
+        arr(f"upfirdn_{mode}_{up}_{down}", s.upfirdn(hu,xu,up,down,mode=mode,cval=cv))
+    arr(f"upfirdn_short_{mode}", s.upfirdn(hu,xu[:3],1,2,mode=mode,cval=cv))
+    arr(f"upfirdn_axis0_{mode}", s.upfirdn(hu[:4],np.stack([xu,-2*xu],1),2,3,axis=0,mode=mode,cval=cv))
+xr=np.array([np.cos(0.3*i)+0.02*i for i in range(40)])
+for pt in ['constant','symmetric','reflect','edge','wrap','smooth','antisymmetric','antireflect','line','mean','median','minimum','maximum']:
+    arr(f"rpoly_{pt}", s.resample_poly(xr,3,2,padtype=pt))
+arr("rpoly_constant_cval", s.resample_poly(xr,3,2,padtype='constant',cval=2.5))
 print("\n".join(out))
