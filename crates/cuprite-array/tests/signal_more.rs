@@ -12,14 +12,15 @@
 
 use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::signal::{
-    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, PolyPad, ResamplePolyOpts,
-    StateSpace, UpfirdnMode, UpfirdnOpts, Window, argrelextrema, argrelmax, bessel_sos, bode,
-    butter_sos, cheby1_sos, cheby2_sos, check_cola, check_nola, convolve2d, correlate2d,
-    correlation_lags, cspline1d, cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp,
-    dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline, get_window, hilbert2, impulse,
-    lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d,
-    qspline1d_eval, qspline2d, resample_poly_with, ricker, sepfir2d, sosfilt_zi, spline_filter,
-    step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with, vectorstrength,
+    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, PolyPad, ResampleOpts,
+    ResamplePolyOpts, StateSpace, UpfirdnMode, UpfirdnOpts, Window, argrelextrema, argrelmax,
+    bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola, check_nola, convolve2d,
+    correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d, cwt, dbode, deconvolve,
+    dfreqresp, dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline, get_window, hilbert2,
+    impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d,
+    qspline1d_eval, qspline2d, resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi,
+    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with,
+    vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -1163,7 +1164,45 @@ fn upfirdn_modes(d: Device) -> TestResult {
     Ok(())
 }
 
+/// `resample` with a spectral window (named, of odd and even lengths, or the bins' weights),
+/// downsampling, upsampling and at the same length, against SciPy's values.
+fn resample_window(d: Device) -> TestResult {
+    for (nx, num) in [(16usize, 24usize), (15, 10), (9, 9)] {
+        let xs: Vec<f64> = (0..nx)
+            .map(|i| (0.5 * i as f64).sin() + 0.1 * i as f64)
+            .collect();
+        let x = Array::from_slice_on(d, &xs, &[nx])?;
+        for (wn, w) in [("hann", Window::Hann), ("kaiser", Window::Kaiser(6.0))] {
+            let key = format!("resample_win_{wn}_{nx}_{num}");
+            let got = resample_with(&x, num, &ResampleOpts::new().window(w))?.to_vec()?;
+            close(&got, &reference(&key), 1e-12, 1e-12, &key)?;
+        }
+        // numpy's fftfreq: 0, 1, ..., then the negative frequencies.
+        let wv: Vec<f64> = (0..nx)
+            .map(|k| {
+                let f = if k <= (nx - 1) / 2 {
+                    k as f64
+                } else {
+                    k as f64 - nx as f64
+                } / nx as f64;
+                1.0 / (1.0 + 0.2 * f.abs() * nx as f64)
+            })
+            .collect();
+        let key = format!("resample_winv_{nx}_{num}");
+        let got = resample_with(&x, num, &ResampleOpts::new().window(wv))?.to_vec()?;
+        close(&got, &reference(&key), 1e-12, 1e-12, &key)?;
+    }
+    let x = Array::from_slice_on(d, &[1.0f64, 2.0, 3.0, 4.0], &[4])?;
+    assert_err(
+        resample_with(&x, 6, &ResampleOpts::new().window(vec![1.0; 3])),
+        "InvalidArgument",
+        "a window of 3 values for a signal of 4",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("resample_window", resample_window),
     ("upfirdn_modes", upfirdn_modes),
     ("windows_more", windows_more),
     ("symmetric_iir", symmetric_iir),

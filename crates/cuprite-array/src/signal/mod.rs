@@ -61,7 +61,7 @@
 //!   [`Czt`] fixed for a size, SciPy's `CZT` and `ZoomFFT`); the
 //!   Lomb-Scargle periodogram of uneven samples ([`lombscargle`], [`lombscargle_with`],
 //!   [`lombscargle_amplitude`]) and the [`vectorstrength`] of event times.
-//! - Resampling: [`resample`] (Fourier), [`upfirdn`] (and [`upfirdn_with`], SciPy's extension
+//! - Resampling: [`resample`] (Fourier; [`resample_with`] with a spectral window), [`upfirdn`] (and [`upfirdn_with`], SciPy's extension
 //!   modes [`UpfirdnMode`]), [`resample_poly`] (polyphase, filters
 //!   designed by [`firwin`] with the Kaiser window `β = 5`), [`decimate`] (SciPy's default
 //!   Chebyshev I IIR filter, or its FIR form).
@@ -204,8 +204,9 @@ pub use psd_opts::{
     WelchOpts,
 };
 pub use resample::{
-    DecimateFilter, DecimateOpts, PolyPad, ResamplePolyOpts, UpfirdnOpts, decimate, decimate_with,
-    resample, resample_poly, resample_poly_with, upfirdn, upfirdn_with,
+    DecimateFilter, DecimateOpts, PolyPad, ResampleOpts, ResamplePolyOpts, UpfirdnOpts, decimate,
+    decimate_with, resample, resample_poly, resample_poly_with, resample_with, upfirdn,
+    upfirdn_with,
 };
 pub use savgol::{SAVGOL_MAX_WINDOW, SavgolEdges, SavgolOpts, savgol_coeffs, savgol_filter};
 pub use spectral::{Detrend, detrend, detrend_breakpoints, hilbert, hilbert2};

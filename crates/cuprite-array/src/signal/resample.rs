@@ -10,16 +10,27 @@ use super::frames::{WindowSpec, along, norm_axis, sc, slice_axis};
 use super::paths::ConvMethod;
 use super::psd::Work;
 use super::upfirdn_modes::{UpfirdnMode, extend};
-use super::windows::Window;
+use super::windows::{Window, window_values};
 use crate::array::Array;
 use crate::dtype::Float;
 use crate::error::{Error, Result};
 use crate::ops::fft::FftOpts;
 use crate::ops::{AxisOpts, ConvMode, ReduceOpts};
 
-fn resample_core<R: Work>(x: &Array<R>, num: usize, ax: usize) -> Result<Array<R>> {
+/// `x` resampled to `num` values along `ax`, its real spectrum weighted first by `w` (the
+/// spectral window folded onto the one-sided bins, `nx / 2 + 1` values) when given.
+fn resample_core<R: Work>(
+    x: &Array<R>,
+    num: usize,
+    ax: usize,
+    w: Option<&[f64]>,
+) -> Result<Array<R>> {
     let nx = x.shape()[ax];
     let xf = x.rfft_with(FftOpts::new().axis(ax as isize))?;
+    let xf = match w {
+        Some(w) => xf.try_mul(&along::<R::Complex>(&xf, ax, w)?)?,
+        None => xf,
+    };
     let n = num.min(nx);
     let nyq = n / 2 + 1;
     let y = slice_axis(&xf, ax, 0, nyq, 1)?;
@@ -58,18 +69,109 @@ fn resample_core<R: Work>(x: &Array<R>, num: usize, ax: usize) -> Result<Array<R
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn resample<T: Float>(x: &Array<T>, num: usize, axis: isize) -> Result<Array<T>> {
-    let ax = norm_axis("resample", axis, x.ndim())?;
+    resample_with(x, num, &ResampleOpts::new().axis(axis))
+}
+
+/// Options of [`resample_with`], with SciPy's defaults: axis 0, no spectral window.
+///
+/// ```
+/// use cuprite_array::signal::{ResampleOpts, Window};
+/// let o = ResampleOpts::new().axis(-1).window(Window::Hann);
+/// # let _ = o;
+/// ```
+#[derive(Clone, Debug, Default, PartialEq)]
+#[must_use]
+pub struct ResampleOpts {
+    axis: isize,
+    window: Option<WindowSpec>,
+}
+
+impl ResampleOpts {
+    /// SciPy's defaults.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The axis resampled (SciPy's default 0).
+    pub fn axis(mut self, axis: isize) -> Self {
+        self.axis = axis;
+        self
+    }
+    /// The spectral window (SciPy's `window`): a named window of the signal's length, taken
+    /// centred on frequency 0 (`fftshift` of its periodic form), or the weights of the
+    /// `fftfreq` bins themselves, one a value of the signal.
+    pub fn window(mut self, w: impl Into<WindowSpec>) -> Self {
+        self.window = Some(w.into());
+        self
+    }
+}
+
+/// [`resample`] with options (SciPy's `resample` with `window`): before it is truncated or
+/// padded, the spectrum is weighted by the window over the `fftfreq` bins; for a real signal
+/// the weight of a positive frequency is the mean of the window's values at it and at its
+/// negative, as SciPy folds it.
+///
+/// # Errors
+/// As [`resample`]; a window of values whose count is not the signal's length, or a window
+/// [`get_window`](super::get_window) refuses, named.
+///
+/// ```
+/// use cuprite_array::{Array, signal::{ResampleOpts, Window, resample_with}};
+/// // A constant passes a window whose value at frequency 0 is 1.
+/// let x = Array::from_slice(&[3.0f64; 8], &[8])?;
+/// let y = resample_with(&x, 12, &ResampleOpts::new().window(Window::Hann))?.to_vec()?;
+/// assert!(y.iter().all(|v| (v - 3.0).abs() < 1e-12));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn resample_with<T: Float>(x: &Array<T>, num: usize, opts: &ResampleOpts) -> Result<Array<T>> {
+    let ax = norm_axis("resample", opts.axis, x.ndim())?;
     let nx = x.shape()[ax];
     if nx == 0 || num == 0 {
         return Err(Error::InvalidArgument(format!(
             "resample: {nx} values to {num} along axis {ax}: both must be positive"
         )));
     }
+    let w = match &opts.window {
+        None => None,
+        Some(spec) => Some(folded_window(spec, nx)?),
+    };
     if wide(T::DTYPE) {
-        Ok(resample_core::<f64>(&x.cast(), num, ax)?.cast())
+        Ok(resample_core::<f64>(&x.cast(), num, ax, w.as_deref())?.cast())
     } else {
-        Ok(resample_core::<f32>(&x.cast(), num, ax)?.cast())
+        Ok(resample_core::<f32>(&x.cast(), num, ax, w.as_deref())?.cast())
     }
+}
+
+/// The spectral window of [`resample_with`] over the `fftfreq` bins of `nx` values, folded
+/// onto the `nx / 2 + 1` bins of a real spectrum: `(W[l] + W[-l]) / 2` for `l > 0`.
+fn folded_window(spec: &WindowSpec, nx: usize) -> Result<Vec<f64>> {
+    let bins = match spec {
+        WindowSpec::Values(v) => {
+            if v.len() != nx {
+                return Err(Error::InvalidArgument(format!(
+                    "resample: a window of {} values for a signal of {nx} (one a frequency bin)",
+                    v.len()
+                )));
+            }
+            v.clone()
+        }
+        WindowSpec::Named(w) => {
+            // SciPy's `fftshift` of the periodic window: bin `i` takes value
+            // `(i + ceil(nx / 2)) mod nx`.
+            let v = window_values(*w, nx, true)?;
+            let h = nx.div_ceil(2);
+            v[h..].iter().chain(&v[..h]).copied().collect()
+        }
+    };
+    let nh = nx / 2 + 1;
+    Ok((0..nh)
+        .map(|l| {
+            if l == 0 {
+                bins[0]
+            } else {
+                (bins[l] + bins[nx - l]) / 2.0
+            }
+        })
+        .collect())
 }
 
 fn upfirdn_core<R: Work>(

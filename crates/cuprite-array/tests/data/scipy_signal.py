@@ -240,4 +240,11 @@ xr=np.array([np.cos(0.3*i)+0.02*i for i in range(40)])
 for pt in ['constant','symmetric','reflect','edge','wrap','smooth','antisymmetric','antireflect','line','mean','median','minimum','maximum']:
     arr(f"rpoly_{pt}", s.resample_poly(xr,3,2,padtype=pt))
 arr("rpoly_constant_cval", s.resample_poly(xr,3,2,padtype='constant',cval=2.5))
+# resample with a spectral window: named (odd and even lengths), values, up and down
+for nx,num in [(16,24),(15,10),(9,9)]:
+    xs=np.array([np.sin(0.5*i)+0.1*i for i in range(nx)])
+    for wn,w in [('hann','hann'),('kaiser',('kaiser',6.0))]:
+        arr(f"resample_win_{wn}_{nx}_{num}", s.resample(xs,num,window=w))
+    wv=np.array([1.0/(1.0+0.2*abs(f)*nx) for f in np.fft.fftfreq(nx)])
+    arr(f"resample_winv_{nx}_{num}", s.resample(xs,num,window=wv))
 print("\n".join(out))
