@@ -12,15 +12,15 @@
 
 use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::signal::{
-    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, EdgeMode, PolyPad, ResampleOpts,
-    ResamplePolyOpts, StateSpace, UpfirdnMode, UpfirdnOpts, Window, argrelextrema, argrelmax,
-    bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola, check_nola, convolve2d,
-    correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d, cwt, dbode, deconvolve,
-    dfreqresp, dimpulse, dlsim, dstep, ellip_sos, freqresp, gauss_spline, get_window, hilbert2,
-    impulse, lfilter, lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d,
-    qspline1d_eval, qspline2d, resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi,
-    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with,
-    vectorstrength,
+    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, DpssNorm, DpssOpts, EdgeMode,
+    PolyPad, ResampleOpts, ResamplePolyOpts, StateSpace, UpfirdnMode, UpfirdnOpts, Window,
+    argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola,
+    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d,
+    cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dpss, dpss_ratios, dpss_with, dstep,
+    ellip_sos, freqresp, gauss_spline, general_cosine, get_window, hilbert2, impulse, lfilter,
+    lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d, qspline1d_eval,
+    qspline2d, resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi, spline_filter,
+    step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -1201,7 +1201,92 @@ fn resample_window(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The Slepian windows (`dpss`) in every norm, symmetric and periodic, their concentration
+/// ratios, and `general_cosine`, against SciPy's values; the sequences' orthonormality
+/// checked directly. The windows are made on the current device, `d`.
+fn dpss_windows(d: Device) -> TestResult {
+    cuprite_array::with_device(d, dpss_windows_here)
+}
+
+fn dpss_windows_here() -> TestResult {
+    for (m, nw, k, nws) in [
+        (16usize, 2.5, 4usize, "2.5"),
+        (33, 3.0, 5, "3.0"),
+        (64, 4.0, 7, "4.0"),
+        (7, 1.5, 3, "1.5"),
+        (200, 3.5, 6, "3.5"),
+    ] {
+        for sym in [true, false] {
+            let tag = format!("{m}_{nws}_{k}_{}", if sym { "s" } else { "p" });
+            let o = DpssOpts::new().sym(sym);
+            let key = format!("dpss_{tag}");
+            let w = dpss_with::<f64>(m, nw, &o.kmax(k))?.to_vec()?;
+            close(&w, &reference(&key), 1e-9, 1e-11, &key)?;
+            if sym {
+                for a in 0..k {
+                    for b in 0..k {
+                        let dot: f64 = (0..m).map(|i| w[a * m + i] * w[b * m + i]).sum();
+                        let want = if a == b { 1.0 } else { 0.0 };
+                        if (dot - want).abs() > 1e-12 {
+                            return Err(format!("dpss {tag}: <{a}, {b}> = {dot}").into());
+                        }
+                    }
+                }
+            }
+            let key = format!("dpss_one_{tag}");
+            close(
+                &dpss_with::<f64>(m, nw, &o)?.to_vec()?,
+                &reference(&key),
+                1e-9,
+                1e-11,
+                &key,
+            )?;
+            for (nm, norm) in [
+                ("approximate", DpssNorm::Approximate),
+                ("subsample", DpssNorm::Subsample),
+            ] {
+                let key = format!("dpss_{nm}_{tag}");
+                let got = dpss_with::<f64>(m, nw, &o.kmax(k).norm(norm))?.to_vec()?;
+                close(&got, &reference(&key), 1e-9, 1e-11, &key)?;
+            }
+            let key = format!("dpss_ratios_{tag}");
+            close(
+                &dpss_ratios(m, nw, &o.kmax(k))?,
+                &reference(&key),
+                1e-9,
+                1e-12,
+                &key,
+            )?;
+        }
+    }
+    for m in [1usize, 2, 9, 10] {
+        for sym in [true, false] {
+            let key = format!("gcos_{m}_{}", if sym { "s" } else { "p" });
+            let got = general_cosine::<f64>(m, &[0.3, 0.45, 0.2, 0.05], sym)?.to_vec()?;
+            close(&got, &reference(&key), 1e-14, 1e-15, &key)?;
+        }
+    }
+    assert_err(dpss::<f64>(8, 4.0), "InvalidArgument", "less than M / 2");
+    assert_err(
+        dpss::<f64>(8, 0.0),
+        "InvalidArgument",
+        "NW 0 must be positive",
+    );
+    assert_err(
+        dpss_with::<f64>(8, 2.0, &DpssOpts::new().kmax(9)),
+        "InvalidArgument",
+        "kmax 9 must lie in 1..=8",
+    );
+    assert_err(
+        general_cosine::<f64>(8, &[], true),
+        "InvalidArgument",
+        "no coefficient",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("dpss_windows", dpss_windows),
     ("resample_window", resample_window),
     ("upfirdn_modes", upfirdn_modes),
     ("windows_more", windows_more),

@@ -46,8 +46,10 @@
 //!   [`qmf`] and the continuous wavelet transform [`cwt`].
 //! - Peak finding on the host: [`find_peaks`], [`peak_prominences`], [`peak_widths`];
 //!   relative extrema on the device: [`argrelmin`], [`argrelmax`], [`argrelextrema`].
-//! - [`get_window`], [`detrend`], [`detrend_breakpoints`], [`hilbert`], [`hilbert2`]; Savitzky-Golay smoothing and differentiation
-//!   ([`savgol_coeffs`], [`savgol_filter`]: SciPy's `interp` edges or a boundary).
+//! - [`get_window`], [`general_cosine`], the Slepian windows [`dpss`] ([`dpss_with`],
+//!   [`dpss_ratios`]), [`detrend`], [`detrend_breakpoints`], [`hilbert`], [`hilbert2`];
+//!   Savitzky-Golay smoothing and differentiation ([`savgol_coeffs`], [`savgol_filter`]:
+//!   SciPy's `interp` edges or a boundary).
 //! - ArrayFire's interpolation [`approx1`], [`approx2`] and their uniform-grid forms
 //!   [`approx1_uniform`], [`approx2_uniform`] (nearest, lower, linear, cosine, cubic and
 //!   cubic-spline, batched over the other axes, `f32`/`f64` and complex values; one kernel
@@ -111,6 +113,7 @@ mod conv;
 mod czt;
 mod design;
 mod direct;
+mod dpss;
 mod elem;
 mod filters;
 mod frames;
@@ -173,6 +176,7 @@ pub use design::{
     Response, SIM_MAX_STEPS, bode, dbode, dfreqresp, dimpulse, dlsim, dstep, freqresp, impulse,
     lsim, step,
 };
+pub use dpss::{DpssNorm, DpssOpts, dpss, dpss_ratios, dpss_with};
 pub use elem::SignalElement;
 pub use filters::{
     FiltfiltOpts, deconvolve, filtfilt, filtfilt_with, lfilter, lfilter_zi, lfiltic, sosfilt,
@@ -217,4 +221,4 @@ pub use waveforms::{
     unit_impulse,
 };
 pub use wavelets::{WAVELET_MAX_POINTS, cwt, morlet, morlet2, qmf, ricker};
-pub use windows::{Window, get_window};
+pub use windows::{Window, general_cosine, get_window};

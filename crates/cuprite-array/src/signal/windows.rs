@@ -465,3 +465,52 @@ pub fn get_window<T: Float>(window: Window, nx: usize, fftbins: bool) -> Result<
         .collect();
     Array::from_slice(&v, &[nx])
 }
+
+/// SciPy's `windows.general_cosine`: `Σ_k a[k] cos(k x)` for `x` evenly from -π to π over the
+/// window (`Σ_k (-1)^k a[k] cos(2πkn / (M - 1))`), of `m` points; symmetric when `sym`,
+/// otherwise periodic (computed for `m + 1` points, the last dropped). Fewer than 2 points
+/// give ones, as in SciPy.
+///
+/// # Errors
+/// No coefficient, a non-finite coefficient, or more points than the host's memory holds,
+/// named.
+///
+/// ```
+/// use cuprite_array::signal::{Window, general_cosine, get_window};
+/// // Hann's window is the sum 0.5 + 0.5 cos(x).
+/// let g = general_cosine::<f64>(9, &[0.5, 0.5], true)?.to_vec()?;
+/// let h = get_window::<f64>(Window::Hann, 9, false)?.to_vec()?;
+/// assert!(g.iter().zip(&h).all(|(a, b)| (a - b).abs() < 1e-15));
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn general_cosine<T: Float>(m: usize, a: &[f64], sym: bool) -> Result<Array<T>> {
+    if a.is_empty() {
+        return Err(Error::InvalidArgument(
+            "general_cosine: no coefficient".into(),
+        ));
+    }
+    if let Some(v) = a.iter().find(|v| !v.is_finite()) {
+        return Err(Error::InvalidArgument(format!(
+            "general_cosine: the coefficients hold {v}, not a finite value"
+        )));
+    }
+    let vals = if m <= 1 {
+        vec![1.0; m]
+    } else {
+        let mm = if sym { Some(m) } else { m.checked_add(1) };
+        let mm = mm.ok_or_else(|| {
+            Error::InvalidArgument(format!(
+                "general_cosine: {m} points do not fit the address space"
+            ))
+        })?;
+        crate::util::host_fits::<f64>(mm, &format!("general_cosine: a window of {m} points"))?;
+        let mut v = cosine_sum(mm, a);
+        v.truncate(m);
+        v
+    };
+    let v: Vec<T> = vals
+        .into_iter()
+        .map(|x| T::from_scalar(Scalar::F64(x)))
+        .collect();
+    Array::from_slice(&v, &[m])
+}

@@ -247,4 +247,17 @@ for nx,num in [(16,24),(15,10),(9,9)]:
         arr(f"resample_win_{wn}_{nx}_{num}", s.resample(xs,num,window=w))
     wv=np.array([1.0/(1.0+0.2*abs(f)*nx) for f in np.fft.fftfreq(nx)])
     arr(f"resample_winv_{nx}_{num}", s.resample(xs,num,window=wv))
+# dpss: lengths odd and even, symmetric and periodic, each norm, the ratios; general_cosine
+import scipy.signal.windows as sw
+for m,nw,k in [(16,2.5,4),(33,3.0,5),(64,4.0,7),(7,1.5,3),(200,3.5,6)]:
+    for sym in [True,False]:
+        tag=f"{m}_{nw}_{k}_{'s' if sym else 'p'}"
+        arr(f"dpss_{tag}", sw.dpss(m,nw,k,sym=sym))
+        arr(f"dpss_one_{tag}", sw.dpss(m,nw,sym=sym))
+        for nm in ['approximate','subsample']:
+            arr(f"dpss_{nm}_{tag}", sw.dpss(m,nw,k,sym=sym,norm=nm))
+        arr(f"dpss_ratios_{tag}", sw.dpss(m,nw,k,sym=sym,return_ratios=True)[1])
+for m in [1,2,9,10]:
+    for sym in [True,False]:
+        arr(f"gcos_{m}_{'s' if sym else 'p'}", sw.general_cosine(m,[0.3,0.45,0.2,0.05],sym=sym))
 print("\n".join(out))
