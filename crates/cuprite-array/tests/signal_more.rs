@@ -13,14 +13,15 @@
 use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::signal::{
     BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, DpssNorm, DpssOpts, EdgeMode,
-    PolyPad, ResampleOpts, ResamplePolyOpts, StateSpace, UpfirdnMode, UpfirdnOpts, Window,
-    argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos, check_cola,
-    check_nola, convolve2d, correlate2d, correlation_lags, cspline1d, cspline1d_eval, cspline2d,
-    cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dpss, dpss_ratios, dpss_with, dstep,
-    ellip_sos, freqresp, gauss_spline, general_cosine, get_window, hilbert2, impulse, lfilter,
-    lfiltic, lsim, max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d, qspline1d_eval,
-    qspline2d, resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi, spline_filter,
-    step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with, vectorstrength,
+    FiltfiltMethod, FiltfiltOpts, PolyPad, ResampleOpts, ResamplePolyOpts, StateSpace, UpfirdnMode,
+    UpfirdnOpts, Window, argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos,
+    cheby2_sos, check_cola, check_nola, convolve2d, correlate2d, correlation_lags, cspline1d,
+    cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dpss,
+    dpss_ratios, dpss_with, dstep, ellip_sos, filtfilt_with, freqresp, gauss_spline,
+    general_cosine, get_window, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet,
+    morlet2, order_filter, qmf, qspline1d, qspline1d_eval, qspline2d, resample_poly_with,
+    resample_with, ricker, sepfir2d, sosfilt_zi, sosfiltfilt_with, spline_filter, step, sweep_poly,
+    symiirorder1, symiirorder2, tf2ss, upfirdn_with, vectorstrength,
 };
 use cuprite_array::{Array, Device};
 use cuprite_testkit::{Test, TestResult};
@@ -1285,7 +1286,62 @@ fn dpss_windows_here() -> TestResult {
     Ok(())
 }
 
+/// `filtfilt` by Gustafsson's method against SciPy's values: IIR and FIR filters, the whole
+/// signal and the ends only (`irlen`), along the first axis of a 2-D signal, and a signal
+/// shorter than twice the order (the minimum-norm states); `sosfiltfilt` refuses the method.
+fn filtfilt_gust(d: Device) -> TestResult {
+    let gx: Vec<f64> = (0..50)
+        .map(|i| {
+            let t = i as f64;
+            (0.37 * t).sin() + 0.3 * (1.9 * t).cos() + 0.01 * t
+        })
+        .collect();
+    let x = Array::from_slice_on(d, &gx, &[50])?;
+    for nm in ["butter3", "cheby4", "fir3"] {
+        let b = reference(&format!("gust_b_{nm}"));
+        let a = reference(&format!("gust_a_{nm}"));
+        for (irlen, tag) in [(None, "None"), (Some(10), "10"), (Some(30), "30")] {
+            let key = format!("gust_{nm}_{tag}");
+            let o = FiltfiltOpts::new().method(FiltfiltMethod::Gust { irlen });
+            let got = filtfilt_with(&b, &a, &x, &o)?.to_vec()?;
+            close(&got, &reference(&key), 1e-9, 1e-11, &key)?;
+        }
+    }
+    let b = reference("gust_b_cheby4");
+    let a = reference("gust_a_cheby4");
+    let g2: Vec<f64> = (0..40)
+        .flat_map(|i| [gx[i], (0.2 * i as f64).cos(), -gx[10 + i]])
+        .collect();
+    let x2 = Array::from_slice_on(d, &g2, &[40, 3])?;
+    for (irlen, key) in [
+        (None, "gust_cheby4_axis0"),
+        (Some(8), "gust_cheby4_axis0_irlen8"),
+    ] {
+        let o = FiltfiltOpts::new()
+            .axis(0)
+            .method(FiltfiltMethod::Gust { irlen });
+        let got = filtfilt_with(&b, &a, &x2, &o)?.to_vec()?;
+        close(&got, &reference(key), 1e-9, 1e-11, key)?;
+    }
+    let short = Array::from_slice_on(d, &gx[..5], &[5])?;
+    let o = FiltfiltOpts::new().method(FiltfiltMethod::Gust { irlen: None });
+    close(
+        &filtfilt_with(&b, &a, &short, &o)?.to_vec()?,
+        &reference("gust_cheby4_short"),
+        1e-8,
+        1e-10,
+        "gust_cheby4_short",
+    )?;
+    assert_err(
+        sosfiltfilt_with(&[[1.0, 0.0, 0.0, 1.0, -0.5, 0.0]], &x, &o),
+        "InvalidArgument",
+        "padding method only",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("filtfilt_gust", filtfilt_gust),
     ("dpss_windows", dpss_windows),
     ("resample_window", resample_window),
     ("upfirdn_modes", upfirdn_modes),

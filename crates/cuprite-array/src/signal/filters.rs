@@ -4,7 +4,8 @@
 //! convolution, on the host). Coefficients are host values (`&[f64]`), rounded to the data's working precision
 //! (`f32` for `f16`/`bf16`/`f32`, `f64` for `f64`); the data are real.
 
-use super::frames::{Extension, extend};
+use super::frames::{Extension, extend, sc};
+use super::gust::gust_matrices;
 use super::iir::Lfilter;
 use crate::array::Array;
 use crate::dtype::{DType, Element, Float};
@@ -299,6 +300,7 @@ pub struct FiltfiltOpts {
     axis: isize,
     padtype: Option<Extension>,
     padlen: Option<usize>,
+    method: FiltfiltMethod,
 }
 
 impl Default for FiltfiltOpts {
@@ -307,8 +309,27 @@ impl Default for FiltfiltOpts {
             axis: -1,
             padtype: Some(Extension::Odd),
             padlen: None,
+            method: FiltfiltMethod::Pad,
         }
     }
+}
+
+/// How [`filtfilt_with`] handles the signal's ends (SciPy's `method`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum FiltfiltMethod {
+    /// The signal extended as `padtype` and `padlen` say, each pass started from the steady
+    /// state of the first value it sees (`'pad'`, the default).
+    #[default]
+    Pad,
+    /// Gustafsson's method (`'gust'`): no extension; the initial states of the forward and
+    /// backward passes are chosen by least squares so that filtering forward then backward
+    /// matches filtering backward then forward. `irlen`, when given and less than half the
+    /// signal, is the length of the impulse response taken into account at each end; by
+    /// default the whole signal.
+    Gust {
+        /// The impulse response's length considered at each end (`None`: the whole signal).
+        irlen: Option<usize>,
+    },
 }
 
 impl FiltfiltOpts {
@@ -334,6 +355,14 @@ impl FiltfiltOpts {
     /// say).
     pub fn padlen(mut self, n: impl Into<Option<usize>>) -> Self {
         self.padlen = n.into();
+        self
+    }
+
+    /// How the ends are handled (default [`FiltfiltMethod::Pad`]; [`FiltfiltMethod::Gust`]
+    /// ignores `padtype` and `padlen`, and [`sosfiltfilt_with`] takes only the default, as
+    /// SciPy's `sosfiltfilt` has no method).
+    pub fn method(mut self, m: FiltfiltMethod) -> Self {
+        self.method = m;
         self
     }
 }
@@ -445,6 +474,10 @@ pub fn filtfilt_with<T: Float>(
     opts: &FiltfiltOpts,
 ) -> Result<Array<T>> {
     let order = check_coefs("filtfilt", b, a)?;
+    if let FiltfiltMethod::Gust { irlen } = opts.method {
+        let ax = norm_axis("filtfilt", opts.axis, x.ndim())?;
+        return filtfilt_gust(b, a, x, ax, order, irlen);
+    }
     let rows = PaddedRows::new("filtfilt", x, opts, 3 * (order + 1))?;
     // A filter of order 0 is a gain, applied once each way, with no state.
     let zi = match order {
@@ -469,6 +502,90 @@ pub fn filtfilt_with<T: Float>(
     let y = pass(&rows.ext)?.flip(&[1])?;
     let y = pass(&y)?.flip(&[1])?;
     rows.finish(&y)
+}
+
+/// [`filtfilt_with`] by Gustafsson's method ([`FiltfiltMethod::Gust`]) along `ax`: the four
+/// passes from rest (forward-backward and backward-forward), the states of least-squares fit
+/// to their difference (`gust::gust_matrices`), and the forward-backward result corrected by
+/// them (at both ends only, when `irlen` is less than half the signal).
+fn filtfilt_gust<T: Float>(
+    b: &[f64],
+    a: &[f64],
+    x: &Array<T>,
+    ax: usize,
+    order: usize,
+    irlen: Option<usize>,
+) -> Result<Array<T>> {
+    let xm = x.moveaxis(ax as isize, -1)?;
+    let lead: Vec<usize> = xm.shape()[..xm.ndim() - 1].to_vec();
+    let n = xm.shape()[xm.ndim() - 1];
+    if n == 0 {
+        return Err(Error::InvalidArgument(format!(
+            "filtfilt (Gustafsson) along an empty axis {ax} (shape {:?})",
+            x.shape()
+        )));
+    }
+    let back = |y: Array<T>| -> Result<Array<T>> {
+        let mut shape = lead.clone();
+        shape.push(n);
+        y.reshape(&shape)?.moveaxis(-1, ax as isize)
+    };
+    let batch: usize = lead.iter().product();
+    let x2 = xm.reshape(&[batch, n])?;
+    if order == 0 {
+        // A gain, once each way.
+        let g = b[0] / a[0];
+        return back(x2.try_mul(sc::<T>(g * g))?);
+    }
+    let (m, split) = match irlen {
+        Some(l) if n > l.saturating_mul(2) => (l, true),
+        _ => (n, false),
+    };
+    crate::util::host_fits::<f64>(
+        m.saturating_mul(2).saturating_mul(2 * order),
+        &format!("filtfilt (Gustafsson): the {m} x {} matrices", 2 * order),
+    )?;
+    let g = gust_matrices(b, a, order, m, split)?;
+    let f = |s: &Array<T>| -> Result<Array<T>> { Ok(lfilter(b, a, s, 1, None)?.0) };
+    let y_fb = f(&f(&x2)?.flip(&[1])?)?.flip(&[1])?;
+    let y_bf = f(&f(&x2.flip(&[1])?)?.flip(&[1])?)?;
+    let delta = y_bf.try_sub(&y_fb)?;
+    let all = SliceArg::Range {
+        start: None,
+        end: None,
+        step: 1,
+    };
+    let delta = if split {
+        let head = delta.slice(&[all, range(0, m)])?;
+        let tail = delta.slice(&[all, range(n - m, n)])?;
+        Array::concat(&[&head, &tail], 1)?
+    } else {
+        delta
+    };
+    let dev = x.device();
+    let (rows, cols) = (g.rows, g.cols);
+    // Pᵀ (rows × cols) and Wᵀ (cols × rows) in the working type.
+    let pt: Vec<T> = (0..rows * cols)
+        .map(|i| sc::<T>(g.p[(i % cols) * rows + i / cols]))
+        .collect();
+    let wt: Vec<T> = (0..cols * rows)
+        .map(|i| sc::<T>(g.w[(i % rows) * cols + i / rows]))
+        .collect();
+    let ic = delta.matmul(&Array::from_slice_on(dev, &pt, &[rows, cols])?)?;
+    let wic = ic.matmul(&Array::from_slice_on(dev, &wt, &[cols, rows])?)?;
+    let corr = if split {
+        let zero = sc::<T>(0.0);
+        let head = wic
+            .slice(&[all, range(0, m)])?
+            .pad(&[(0, 0), (0, n - m)], zero)?;
+        let tail = wic
+            .slice(&[all, range(m, 2 * m)])?
+            .pad(&[(0, 0), (n - m, 0)], zero)?;
+        head.try_add(&tail)?
+    } else {
+        wic
+    };
+    back(y_fb.try_add(&corr)?)
 }
 
 /// Filters `x` along `axis` through cascaded second-order sections (SciPy's `sosfilt`): each
@@ -606,6 +723,12 @@ pub fn sosfiltfilt_with<T: Float>(
         return Err(Error::InvalidArgument(
             "sosfiltfilt needs at least one second-order section".into(),
         ));
+    }
+    if opts.method != FiltfiltMethod::Pad {
+        return Err(Error::InvalidArgument(format!(
+            "sosfiltfilt takes the padding method only, not {:?} (as SciPy's sosfiltfilt)",
+            opts.method
+        )));
     }
     let zi = sos_zi("sosfiltfilt", sos)?;
     let zero_b = sos.iter().filter(|s| s[2] == 0.0).count();

@@ -118,6 +118,7 @@ mod elem;
 mod filters;
 mod frames;
 mod geom;
+mod gust;
 mod iir;
 mod istft;
 mod lomb;
@@ -179,8 +180,8 @@ pub use design::{
 pub use dpss::{DpssNorm, DpssOpts, dpss, dpss_ratios, dpss_with};
 pub use elem::SignalElement;
 pub use filters::{
-    FiltfiltOpts, deconvolve, filtfilt, filtfilt_with, lfilter, lfilter_zi, lfiltic, sosfilt,
-    sosfilt_zi, sosfiltfilt, sosfiltfilt_with,
+    FiltfiltMethod, FiltfiltOpts, deconvolve, filtfilt, filtfilt_with, lfilter, lfilter_zi,
+    lfiltic, sosfilt, sosfilt_zi, sosfiltfilt, sosfiltfilt_with,
 };
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};

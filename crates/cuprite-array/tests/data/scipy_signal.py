@@ -260,4 +260,17 @@ for m,nw,k in [(16,2.5,4),(33,3.0,5),(64,4.0,7),(7,1.5,3),(200,3.5,6)]:
 for m in [1,2,9,10]:
     for sym in [True,False]:
         arr(f"gcos_{m}_{'s' if sym else 'p'}", sw.general_cosine(m,[0.3,0.45,0.2,0.05],sym=sym))
+# filtfilt by Gustafsson's method: the filters (b then a) and the results, whole signal and
+# ends only (irlen), along the first axis of a 2-D signal, and a signal shorter than 2 x order
+gx=np.array([np.sin(0.37*i)+0.3*np.cos(1.9*i)+0.01*i for i in range(50)])
+gfilters={'butter3':s.butter(3,0.2),'cheby4':s.cheby1(4,1.0,0.3),'fir3':(np.array([0.2,0.3,0.5]),np.array([1.0]))}
+for nm,(gb,ga) in gfilters.items():
+    arr(f"gust_b_{nm}", gb); arr(f"gust_a_{nm}", ga)
+    for irl in [None,10,30]:
+        arr(f"gust_{nm}_{irl}", s.filtfilt(gb,ga,gx,method='gust',irlen=irl))
+gb,ga=gfilters['cheby4']
+g2=np.stack([gx[:40],np.cos(0.2*np.arange(40)),-gx[10:50]],1)
+arr("gust_cheby4_axis0", s.filtfilt(gb,ga,g2,axis=0,method='gust'))
+arr("gust_cheby4_axis0_irlen8", s.filtfilt(gb,ga,g2,axis=0,method='gust',irlen=8))
+arr("gust_cheby4_short", s.filtfilt(gb,ga,gx[:5],method='gust'))
 print("\n".join(out))
