@@ -18,12 +18,13 @@ use cuprite_array::signal::{
     cheby2_sos, check_cola, check_nola, convolve2d, correlate2d, correlation_lags, cspline1d,
     cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dpss,
     dpss_ratios, dpss_with, dstep, ellip_sos, filtfilt_with, freqresp, gauss_spline,
-    general_cosine, get_window, hilbert2, impulse, lfilter, lfiltic, lsim, max_len_seq, morlet,
-    morlet2, order_filter, qmf, qspline1d, qspline1d_eval, qspline2d, resample_poly_with,
-    resample_with, ricker, sepfir2d, sosfilt_zi, sosfiltfilt_with, spline_filter, step, sweep_poly,
-    symiirorder1, symiirorder2, tf2ss, upfirdn_with, vectorstrength,
+    general_cosine, get_window, hilbert2, impulse, lfilter, lfilter_complex, lfiltic, lsim,
+    max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d, qspline1d_eval, qspline2d,
+    resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi, sosfiltfilt_with,
+    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with,
+    vectorstrength,
 };
-use cuprite_array::{Array, Device};
+use cuprite_array::{Array, Device, c32, c64};
 use cuprite_testkit::{Test, TestResult};
 
 fn reference(name: &str) -> Vec<f64> {
@@ -1340,7 +1341,114 @@ fn filtfilt_gust(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The transposed direct form II in complex arithmetic from the state `z`, on the host.
+fn df2t_complex(b: &[c64], a: &[c64], x: &[c64], z: &mut [c64]) -> Vec<c64> {
+    let p = z.len();
+    let at = |k: usize| a.get(k).copied().unwrap_or_default() / a[0];
+    let bt = |k: usize| b.get(k).copied().unwrap_or_default() / a[0];
+    x.iter()
+        .map(|&xi| {
+            let y = bt(0) * xi + z.first().copied().unwrap_or_default();
+            for k in 0..p {
+                let next = if k + 1 < p {
+                    z[k + 1]
+                } else {
+                    c64::new(0.0, 0.0)
+                };
+                z[k] = bt(k + 1) * xi + next - at(k + 1) * y;
+            }
+            y
+        })
+        .collect()
+}
+
+/// `lfilter_complex` against the complex recurrence run on the host: real coefficients on a
+/// complex signal with complex initial states (final states checked), complex coefficients
+/// along the first axis, in `c64` and `c32`; initial states with complex coefficients refused.
+fn lfilter_complex_values(d: Device) -> TestResult {
+    let cx = |i: usize, j: usize| {
+        let t = i as f64;
+        c64::new(
+            (0.3 * t + j as f64).sin(),
+            (0.7 * t - 0.5 * j as f64).cos() * 0.5,
+        )
+    };
+    // Real coefficients, rows of 40 along the last axis, complex states.
+    let (b, a) = ([0.2, 0.3, -0.1], [1.0, -0.5, 0.2]);
+    let bc: Vec<c64> = b.iter().map(|&v| c64::new(v, 0.0)).collect();
+    let ac: Vec<c64> = a.iter().map(|&v| c64::new(v, 0.0)).collect();
+    let xs: Vec<c64> = (0..2)
+        .flat_map(|j| (0..40).map(move |i| cx(i, j)))
+        .collect();
+    let zs = [
+        c64::new(0.5, -0.2),
+        c64::new(0.1, 0.3),
+        c64::new(-0.4, 0.0),
+        c64::new(0.2, 0.7),
+    ];
+    let x = Array::from_slice_on(d, &xs, &[2, 40])?;
+    let zi = Array::from_slice_on(d, &zs, &[2, 2])?;
+    let (y, zf) = lfilter_complex(&bc, &ac, &x, 1, Some(&zi))?;
+    let (y, zf) = (y.to_vec()?, zf.ok_or("no final states")?.to_vec()?);
+    for r in 0..2 {
+        let mut z = [zs[2 * r], zs[2 * r + 1]];
+        let want = df2t_complex(&bc, &ac, &xs[r * 40..(r + 1) * 40], &mut z);
+        for (k, (g, w)) in y[r * 40..(r + 1) * 40].iter().zip(&want).enumerate() {
+            if (g - w).norm() > 1e-12 * (1.0 + w.norm()) {
+                return Err(
+                    format!("real coefficients, row {r}, value {k}: {g} against {w}").into(),
+                );
+            }
+        }
+        for k in 0..2 {
+            if (zf[2 * r + k] - z[k]).norm() > 1e-12 {
+                return Err(
+                    format!("final state {r},{k}: {} against {}", zf[2 * r + k], z[k]).into(),
+                );
+            }
+        }
+    }
+    // Complex coefficients, along the first axis of a [30, 3] array.
+    let b = [c64::new(1.0, 0.5), c64::new(0.0, -0.3), c64::new(0.2, 0.0)];
+    let a = [c64::new(1.5, 0.0), c64::new(-0.4, 0.3), c64::new(0.1, -0.2)];
+    let xs: Vec<c64> = (0..30)
+        .flat_map(|i| (0..3).map(move |j| cx(i, j)))
+        .collect();
+    let x = Array::from_slice_on(d, &xs, &[30, 3])?;
+    let y = lfilter_complex(&b, &a, &x, 0, None)?.0.to_vec()?;
+    let x32: Vec<c32> = xs
+        .iter()
+        .map(|v| c32::new(v.re as f32, v.im as f32))
+        .collect();
+    let y32 = lfilter_complex(&b, &a, &Array::from_slice_on(d, &x32, &[30, 3])?, 0, None)?
+        .0
+        .to_vec()?;
+    for j in 0..3 {
+        let col: Vec<c64> = (0..30).map(|i| xs[i * 3 + j]).collect();
+        let want = df2t_complex(&b, &a, &col, &mut [c64::new(0.0, 0.0); 2]);
+        for (i, w) in want.iter().enumerate() {
+            let g = y[i * 3 + j];
+            if (g - w).norm() > 1e-11 * (1.0 + w.norm()) {
+                return Err(format!("complex coefficients at ({i}, {j}): {g} against {w}").into());
+            }
+            let g = y32[i * 3 + j];
+            let g = c64::new(g.re as f64, g.im as f64);
+            if (g - w).norm() > 1e-4 * (1.0 + w.norm()) {
+                return Err(format!("c32 at ({i}, {j}): {g} against {w}").into());
+            }
+        }
+    }
+    let zi = Array::from_slice_on(d, &[c64::new(0.0, 0.0); 2], &[2])?;
+    assert_err(
+        lfilter_complex(&b, &a, &x.slice(&[(..).into(), 0.into()])?, 0, Some(&zi)),
+        "InvalidArgument",
+        "initial states with complex coefficients",
+    );
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("lfilter_complex_values", lfilter_complex_values),
     ("filtfilt_gust", filtfilt_gust),
     ("dpss_windows", dpss_windows),
     ("resample_window", resample_window),

@@ -134,9 +134,11 @@ pub fn dpss_with<T: Float>(m: usize, nw: f64, opts: &DpssOpts) -> Result<Array<T
 ///
 /// ```
 /// use cuprite_array::signal::{DpssOpts, dpss_ratios};
-/// let r = dpss_ratios(64, 4.0, &DpssOpts::new().kmax(7))?;
-/// // The first 2 NW - 1 orders are well concentrated.
-/// assert!(r.iter().all(|&v| v > 0.99 && v <= 1.0 + 1e-12));
+/// let r = dpss_ratios(64, 4.0, &DpssOpts::new().kmax(8))?;
+/// // The first 2 NW - 2 orders keep more than 99% of their energy in the band; later
+/// // orders less and less.
+/// assert!(r[..6].iter().all(|&v| v > 0.99 && v <= 1.0 + 1e-12));
+/// assert!(r.windows(2).all(|p| p[1] < p[0]) && r[7] < 0.9);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn dpss_ratios(m: usize, nw: f64, opts: &DpssOpts) -> Result<Vec<f64>> {

@@ -8,7 +8,7 @@ use super::frames::{Extension, extend, sc};
 use super::gust::gust_matrices;
 use super::iir::Lfilter;
 use crate::array::Array;
-use crate::dtype::{DType, Element, Float};
+use crate::dtype::{ComplexElement, DType, Element, Float, Numeric, Scalar, c64};
 use crate::error::{Error, Result};
 use crate::graph::{Node, Op};
 use crate::shape::SliceArg;
@@ -205,6 +205,123 @@ pub fn lfilter<T: Float>(
         None
     };
     Ok((y, zf))
+}
+
+/// [`lfilter`] of complex signals, complex coefficients or both (SciPy's `lfilter` with
+/// complex values), in the precision of `C`'s parts. Real coefficients (every imaginary part
+/// zero) filter the real and imaginary parts apart, and `zi` the same way, so that the final
+/// states come back as with [`lfilter`]. Complex coefficients run as the same transfer
+/// function over a real denominator, `B(z) Ā(z) / (A(z) Ā(z))` with `Ā` the polynomial of
+/// the conjugated coefficients: twice the order (on CUDA at most 8, so complex denominators of
+/// order up to 4), and no initial states.
+///
+/// # Errors
+/// As [`lfilter`]; `zi` with complex coefficients, or complex coefficients whose doubled
+/// order is above CUDA's limit there, named.
+///
+/// ```
+/// use cuprite_array::{Array, c64, signal::lfilter_complex};
+/// // y[n] = x[n] + (i / 2) y[n - 1]: the impulse response (i / 2)^n.
+/// let x = Array::from_slice(&[c64::new(1.0, 0.0), c64::new(0.0, 0.0), c64::new(0.0, 0.0)], &[3])?;
+/// let (y, _) = lfilter_complex(&[c64::new(1.0, 0.0)], &[c64::new(1.0, 0.0), c64::new(0.0, -0.5)], &x, 0, None)?;
+/// let y = y.to_vec()?;
+/// assert!((y[1] - c64::new(0.0, 0.5)).norm() < 1e-15 && (y[2] - c64::new(-0.25, 0.0)).norm() < 1e-15);
+/// # Ok::<(), cuprite_array::Error>(())
+/// ```
+pub fn lfilter_complex<C>(
+    b: &[c64],
+    a: &[c64],
+    x: &Array<C>,
+    axis: isize,
+    zi: Option<&Array<C>>,
+) -> Result<(Array<C>, Option<Array<C>>)>
+where
+    C: ComplexElement + Numeric,
+    C::Real: Float,
+{
+    if b.is_empty() || a.is_empty() {
+        return Err(Error::InvalidArgument(format!(
+            "lfilter_complex needs non-empty coefficients (len(b) = {}, len(a) = {})",
+            b.len(),
+            a.len()
+        )));
+    }
+    if a[0] == c64::new(0.0, 0.0) {
+        return Err(Error::InvalidArgument(format!(
+            "lfilter_complex: a[0] is 0 (a = {a:?}); the filter is not normalisable"
+        )));
+    }
+    if let Some(v) = b
+        .iter()
+        .chain(a)
+        .find(|v| !(v.re.is_finite() && v.im.is_finite()))
+    {
+        return Err(Error::InvalidArgument(format!(
+            "lfilter_complex: coefficient {v} is not finite (b = {b:?}, a = {a:?})"
+        )));
+    }
+    let i = C::from_scalar(Scalar::C64(c64::new(0.0, 1.0)));
+    let join = |re: Array<C::Real>, im: Array<C::Real>| -> Result<Array<C>> {
+        re.cast::<C>().try_add(&im.cast::<C>().try_mul(i)?)
+    };
+    let (xr, xi) = (x.real(), x.imag());
+    if b.iter().chain(a).all(|v| v.im == 0.0) {
+        let br: Vec<f64> = b.iter().map(|v| v.re).collect();
+        let ar: Vec<f64> = a.iter().map(|v| v.re).collect();
+        let zr = zi.map(|z| z.real());
+        let zm = zi.map(|z| z.imag());
+        let (yr, zfr) = lfilter(&br, &ar, &xr, axis, zr.as_ref())?;
+        let (yi, zfi) = lfilter(&br, &ar, &xi, axis, zm.as_ref())?;
+        let zf = match (zfr, zfi) {
+            (Some(r), Some(m)) => Some(join(r, m)?),
+            _ => None,
+        };
+        return Ok((join(yr, yi)?, zf));
+    }
+    if zi.is_some() {
+        return Err(Error::InvalidArgument(format!(
+            "lfilter_complex: initial states with complex coefficients are not supported \
+             (b = {b:?}, a = {a:?}); real coefficients take them"
+        )));
+    }
+    let ac: Vec<c64> = a.iter().map(|v| v.conj()).collect();
+    let den: Vec<f64> = poly_mul(a, &ac).iter().map(|v| v.re).collect();
+    let num = poly_mul(b, &ac);
+    let nr: Vec<f64> = num.iter().map(|v| v.re).collect();
+    let ni: Vec<f64> = num.iter().map(|v| v.im).collect();
+    let ax = norm_axis("lfilter_complex", axis, x.ndim())?;
+    // Both parts as one batch along a new first axis: two filters instead of four.
+    let parts = Array::concat(&[&xr.expand_dims(0)?, &xi.expand_dims(0)?], 0)?;
+    let along = (ax + 1) as isize;
+    let (fr, _) = lfilter(&nr, &den, &parts, along, None)?;
+    let (fi, _) = lfilter(&ni, &den, &parts, along, None)?;
+    let pick = |v: &Array<C::Real>, k: usize| -> Result<Array<C::Real>> {
+        let mut args: Vec<SliceArg> = vec![
+            SliceArg::Range {
+                start: None,
+                end: None,
+                step: 1,
+            };
+            v.ndim()
+        ];
+        args[0] = SliceArg::Index(k as isize);
+        v.slice(&args)
+    };
+    // (Nr + i Ni) (xr + i xi) = (Nr xr - Ni xi) + i (Nr xi + Ni xr).
+    let yr = pick(&fr, 0)?.try_sub(&pick(&fi, 1)?)?;
+    let yi = pick(&fr, 1)?.try_add(&pick(&fi, 0)?)?;
+    Ok((join(yr, yi)?, None))
+}
+
+/// The product of two polynomials given by their coefficients.
+fn poly_mul(p: &[c64], q: &[c64]) -> Vec<c64> {
+    let mut out = vec![c64::new(0.0, 0.0); p.len() + q.len() - 1];
+    for (i, &pi) in p.iter().enumerate() {
+        for (j, &qj) in q.iter().enumerate() {
+            out[i + j] += pi * qj;
+        }
+    }
+    out
 }
 
 /// The host solution of `(I - M) z = g` for the steady state of a unit step (SciPy's

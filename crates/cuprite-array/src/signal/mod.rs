@@ -180,8 +180,8 @@ pub use design::{
 pub use dpss::{DpssNorm, DpssOpts, dpss, dpss_ratios, dpss_with};
 pub use elem::SignalElement;
 pub use filters::{
-    FiltfiltMethod, FiltfiltOpts, deconvolve, filtfilt, filtfilt_with, lfilter, lfilter_zi,
-    lfiltic, sosfilt, sosfilt_zi, sosfiltfilt, sosfiltfilt_with,
+    FiltfiltMethod, FiltfiltOpts, deconvolve, filtfilt, filtfilt_with, lfilter, lfilter_complex,
+    lfilter_zi, lfiltic, sosfilt, sosfilt_zi, sosfiltfilt, sosfiltfilt_with,
 };
 pub use frames::{Extension, WindowSpec};
 pub use istft::{istft, istft_with};
