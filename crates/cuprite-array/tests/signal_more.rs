@@ -12,17 +12,18 @@
 
 use crate::common::{Body, assert_err, close, grid, reference_in};
 use cuprite_array::signal::{
-    BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, DpssNorm, DpssOpts, EdgeMode,
-    FiltfiltMethod, FiltfiltOpts, PolyPad, ResampleOpts, ResamplePolyOpts, StateSpace, UpfirdnMode,
-    UpfirdnOpts, Window, argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos,
-    cheby2_sos, check_cola, check_nola, convolve2d, correlate2d, correlation_lags, cspline1d,
-    cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dpss,
+    Average, BandType, BesselNorm, Comparator, ConvBoundary, ConvMode, Detrend, DpssNorm, DpssOpts,
+    EdgeMode, FiltfiltMethod, FiltfiltOpts, PolyPad, ResampleOpts, ResamplePolyOpts, Scaling,
+    SpectrogramMode, SpectrogramOpts, StateSpace, StftOpts, UpfirdnMode, UpfirdnOpts, WelchOpts,
+    Window, argrelextrema, argrelmax, bessel_sos, bode, butter_sos, cheby1_sos, cheby2_sos,
+    check_cola, check_nola, coherence_with, convolve2d, correlate2d, correlation_lags, csd_with,
+    cspline1d, cspline1d_eval, cspline2d, cwt, dbode, deconvolve, dfreqresp, dimpulse, dlsim, dpss,
     dpss_ratios, dpss_with, dstep, ellip_sos, filtfilt_with, freqresp, gauss_spline,
     general_cosine, get_window, hilbert2, impulse, lfilter, lfilter_complex, lfiltic, lsim,
-    max_len_seq, morlet, morlet2, order_filter, qmf, qspline1d, qspline1d_eval, qspline2d,
-    resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi, sosfiltfilt_with,
-    spline_filter, step, sweep_poly, symiirorder1, symiirorder2, tf2ss, upfirdn_with,
-    vectorstrength,
+    max_len_seq, morlet, morlet2, order_filter, periodogram, qmf, qspline1d, qspline1d_eval,
+    qspline2d, resample_poly_with, resample_with, ricker, sepfir2d, sosfilt_zi, sosfiltfilt_with,
+    spectrogram_with, spline_filter, step, stft_with, sweep_poly, symiirorder1, symiirorder2,
+    tf2ss, upfirdn_with, vectorstrength, welch_with,
 };
 use cuprite_array::{Array, Device, c32, c64};
 use cuprite_testkit::{Test, TestResult};
@@ -1447,7 +1448,94 @@ fn lfilter_complex_values(d: Device) -> TestResult {
     Ok(())
 }
 
+/// The spectral routines of complex signals (two-sided, as SciPy's) against SciPy's values:
+/// `welch` (mean, median, linear detrend with spectrum scaling), `periodogram`, `csd` with a
+/// real and with a complex partner, `coherence`, `spectrogram` in each mode and `stft`; a real
+/// signal before a complex one gives the conjugate of the reverse order (SciPy 1.17 refuses
+/// that order).
+fn complex_spectra(d: Device) -> TestResult {
+    let zc: Vec<c64> = (0..200)
+        .map(|i| {
+            let t = i as f64;
+            c64::new(
+                (0.4 * t).cos() + 0.3 * (1.3 * t).sin() + 0.01 * t,
+                (0.7 * t).sin() - 0.2 * (2.1 * t).cos(),
+            )
+        })
+        .collect();
+    let yr: Vec<f64> = (0..200)
+        .map(|i| {
+            let t = i as f64;
+            (0.45 * t).sin() + 0.1 * (0.05 * t * t).cos()
+        })
+        .collect();
+    let flat = |v: Vec<c64>| -> Vec<f64> { v.into_iter().flat_map(|z| [z.re, z.im]).collect() };
+    let z = Array::from_slice_on(d, &zc, &[200])?;
+    let y = Array::from_slice_on(d, &yr, &[200])?;
+    let chk = |got: &[f64], key: &str| close(got, &reference(key), 1e-9, 1e-12, key);
+    for (av, a) in [("mean", Average::Mean), ("median", Average::Median)] {
+        let (f, p) = welch_with(&z, &WelchOpts::new().fs(2.0).nperseg(32).average(a))?;
+        chk(&p.to_vec()?, &format!("cx_welch_{av}"))?;
+        chk(&f, &format!("cx_welch_{av}_f"))?;
+    }
+    let o = WelchOpts::new()
+        .nperseg(40)
+        .noverlap(10)
+        .detrend(Detrend::Linear)
+        .window(Window::Hamming)
+        .scaling(Scaling::Spectrum);
+    chk(&welch_with(&z, &o)?.1.to_vec()?, "cx_welch_lin")?;
+    let z64 = z.slice(&[(0..64).into()])?;
+    let (f, p) = periodogram(&z64)?;
+    chk(&p.to_vec()?, "cx_periodogram")?;
+    chk(&f, "cx_periodogram_f")?;
+    let o = WelchOpts::new().nperseg(32);
+    let zr = Array::from_slice_on(
+        d,
+        &yr.iter().map(|&v| c64::new(v, 0.0)).collect::<Vec<_>>(),
+        &[200],
+    )?;
+    let pzy = csd_with(&z, &zr, &o)?.1.to_vec()?;
+    chk(&flat(pzy.clone()), "cx_csd_real")?;
+    // A real `y` as its own type: the same values.
+    let (_, pyz) = csd_with(&y.cast::<c64>(), &z, &o)?;
+    let conj: Vec<c64> = pzy.iter().map(|v| v.conj()).collect();
+    close(
+        &flat(pyz.to_vec()?),
+        &flat(conj),
+        1e-12,
+        1e-14,
+        "csd(y, z) = conj(csd(z, y))",
+    )?;
+    let rot = c64::from_polar(1.0, 0.3);
+    let w: Vec<c64> = zc.iter().zip(&yr).map(|(a, b)| a * rot + b).collect();
+    let w = Array::from_slice_on(d, &w, &[200])?;
+    let om = WelchOpts::new().nperseg(32).average(Average::Median);
+    chk(
+        &flat(csd_with(&z, &w, &om)?.1.to_vec()?),
+        "cx_csd_both_median",
+    )?;
+    let zy: Vec<c64> = zc.iter().zip(&yr).map(|(a, b)| a + b).collect();
+    let zy = Array::from_slice_on(d, &zy, &[200])?;
+    chk(&coherence_with(&z, &zy, &o)?.1.to_vec()?, "cx_coherence")?;
+    for (name, mode) in [
+        ("psd", SpectrogramMode::Psd),
+        ("magnitude", SpectrogramMode::Magnitude),
+        ("angle", SpectrogramMode::Angle),
+        ("phase", SpectrogramMode::Phase),
+    ] {
+        let (_, _, sg) = spectrogram_with(&z, &SpectrogramOpts::new().nperseg(24).mode(mode))?;
+        chk(&sg.to_vec()?, &format!("cx_spec_{name}"))?;
+    }
+    let (f, t, st) = stft_with(&z, &StftOpts::new().nperseg(20))?;
+    chk(&flat(st.to_vec()?), "cx_stft")?;
+    chk(&f, "cx_stft_f")?;
+    chk(&t, "cx_stft_t")?;
+    Ok(())
+}
+
 pub const BODIES: &[(&str, Body)] = &[
+    ("complex_spectra", complex_spectra),
     ("lfilter_complex_values", lfilter_complex_values),
     ("filtfilt_gust", filtfilt_gust),
     ("dpss_windows", dpss_windows),

@@ -1,7 +1,8 @@
 //! Spectral estimates from overlapping windowed segments (SciPy's `_spectral_helper` and the
 //! routines on it): `welch`, `csd`, `coherence`, `periodogram`, `spectrogram`, `stft`. Each
 //! segment is cut by a strided view, detrended, windowed and transformed by the FFT along the
-//! last axis; the other axes are a batch.
+//! last axis; the other axes are a batch. A complex signal (as SciPy's: two-sided spectra) is
+//! transformed as its real and imaginary parts, joined after the transform.
 
 use super::elem::wide;
 use super::frames::{Extension, along_last, extend, norm_axis, sc, segments, slice_axis, triage};
@@ -98,7 +99,11 @@ pub(crate) fn freqs(nfft: usize, fs: f64, onesided: bool) -> Vec<f64> {
 }
 
 /// `x` with `axis` moved last, checked non-empty.
-fn signal_last<R: Work>(what: &str, x: &Array<R>, axis: isize) -> Result<(Array<R>, usize)> {
+fn signal_last<E: crate::dtype::Element>(
+    what: &str,
+    x: &Array<E>,
+    axis: isize,
+) -> Result<(Array<E>, usize)> {
     if x.ndim() == 0 || x.is_empty() {
         return Err(Error::InvalidArgument(format!(
             "{what} of an empty signal (shape {:?})",
@@ -107,6 +112,75 @@ fn signal_last<R: Work>(what: &str, x: &Array<R>, axis: isize) -> Result<(Array<
     }
     let ax = norm_axis(what, axis, x.ndim())?;
     Ok((x.moveaxis(ax as isize, -1)?, ax))
+}
+
+/// A signal of the spectral routines in the working type `R`: real, or complex. A complex
+/// signal's spectra are two-sided whatever `return_onesided` says, as SciPy makes them; its
+/// segment transforms are those of its real and imaginary parts, joined (every step before
+/// the transform, detrending and extension included, acts on the parts apart).
+pub(crate) enum Sig<R: Work> {
+    Real(Array<R>),
+    Complex(Array<R::Complex>),
+}
+
+impl<R: Work> Sig<R> {
+    /// `x` in the working type: complex when `T` is.
+    fn of<T: FftElement>(x: &Array<T>) -> Self {
+        if T::DTYPE.is_complex() {
+            Sig::Complex(x.cast())
+        } else {
+            Sig::Real(x.cast())
+        }
+    }
+
+    fn shape(&self) -> &[usize] {
+        match self {
+            Sig::Real(x) => x.shape(),
+            Sig::Complex(x) => x.shape(),
+        }
+    }
+
+    /// The signal with `axis` moved last, checked non-empty.
+    fn last(&self, what: &str, axis: isize) -> Result<(Sig<R>, usize)> {
+        match self {
+            Sig::Real(x) => signal_last(what, x, axis).map(|(x, a)| (Sig::Real(x), a)),
+            Sig::Complex(z) => signal_last(what, z, axis).map(|(z, a)| (Sig::Complex(z), a)),
+        }
+    }
+
+    /// `c` as this signal takes it: two-sided when complex.
+    fn sided(&self, c: &Common) -> Common {
+        let mut c = c.clone();
+        if matches!(self, Sig::Complex(_)) {
+            c.onesided = false;
+        }
+        c
+    }
+
+    /// [`segment_ffts`] of the signal (`c` already [`sided`](Self::sided)).
+    fn ffts(
+        &self,
+        c: &Common,
+        p: &Plan,
+        boundary: Option<Extension>,
+        padded: bool,
+    ) -> Result<(Array<R::Complex>, Vec<f64>)> {
+        match self {
+            Sig::Real(x) => segment_ffts(x, c, p, boundary, padded),
+            Sig::Complex(z) => {
+                let (fr, t) = segment_ffts(&z.real(), c, p, boundary, padded)?;
+                let (fi, _) = segment_ffts(&z.imag(), c, p, boundary, padded)?;
+                Ok((fr.try_add(&fi.try_mul(unit_i::<R>())?)?, t))
+            }
+        }
+    }
+}
+
+/// `i` in the complex working type.
+fn unit_i<R: Work>() -> R::Complex {
+    <R::Complex as crate::dtype::Element>::from_scalar(crate::dtype::Scalar::C64(c64::new(
+        0.0, 1.0,
+    )))
 }
 
 /// The transforms of the segments of `x` (`[..., n]`, the signal last):
@@ -202,23 +276,25 @@ fn average_real<R: Work>(s: &Array<R>, how: Average) -> Result<Array<R>> {
 }
 
 /// The welch estimate of `x` (signal moved last) in `R`: frequencies and `[..., nfreq]`.
-fn welch_core<R: Work>(x: &Array<R>, o: &WelchOpts, what: &str) -> Result<(Vec<f64>, Array<R>)> {
-    let (xl, ax) = signal_last(what, x, o.c.axis)?;
-    let p = plan(what, &o.c, xl.shape()[xl.ndim() - 1], |n| n / 2)?;
-    let (z, _) = segment_ffts(&xl, &o.c, &p, None, false)?;
+fn welch_core<R: Work>(x: &Sig<R>, o: &WelchOpts, what: &str) -> Result<(Vec<f64>, Array<R>)> {
+    let (xl, ax) = x.last(what, o.c.axis)?;
+    let c = xl.sided(&o.c);
+    let p = plan(what, &c, xl.shape()[xl.shape().len() - 1], |n| n / 2)?;
+    let (z, _) = xl.ffts(&c, &p, None, false)?;
     let nfreq = z.shape()[z.ndim() - 1];
-    let pw = power_of::<R>(&z)?.try_mul(&along_last::<R>(&z, &power_scale(&o.c, &p, nfreq))?)?;
+    let pw = power_of::<R>(&z)?.try_mul(&along_last::<R>(&z, &power_scale(&c, &p, nfreq))?)?;
     let avg = average_real(&pw, o.average)?;
     Ok((
-        freqs(p.nfft, o.c.fs, o.c.onesided),
+        freqs(p.nfft, c.fs, c.onesided),
         avg.moveaxis(-1, ax as isize)?,
     ))
 }
 
-/// Runs `$body` with `R` the working type of `$t` (`f64` for `f64`, else `f32`).
+/// Runs `$body` with `R` the working type of `$t`, its transforms' real type (`f64` for
+/// `f64`, `c64` and the integers, else `f32`).
 macro_rules! in_work {
     ($t:ty, $r:ident => $body:expr) => {
-        if wide(<$t as crate::dtype::Element>::DTYPE) {
+        if wide(<<$t as FftElement>::Real as crate::dtype::Element>::DTYPE) {
             type $r = f64;
             $body
         } else {
@@ -243,7 +319,7 @@ macro_rules! in_work {
 /// assert_eq!(f[128], 0.5);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn welch<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::Real>)> {
+pub fn welch<T: FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::Real>)> {
     welch_with(x, &WelchOpts::new())
 }
 
@@ -251,7 +327,9 @@ pub fn welch<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::
 /// each detrended, windowed, transformed with `nfft` points and scaled
 /// ([`Scaling::Density`]: by `1 / (fs Σ w²)`; [`Scaling::Spectrum`]: `1 / (Σ w)²`; one-sided
 /// powers doubled except at 0 and an even `nfft`'s Nyquist frequency), then averaged. Computed
-/// in `f64` for `f64`, else in `f32`. Real signals only.
+/// in `f64` for `f64`, `c64` and the integers, else in `f32`. A complex signal's estimate is
+/// two-sided (every frequency of `fftfreq`, in its order) whatever `return_onesided` says, as
+/// SciPy's.
 ///
 /// # Errors
 /// An empty signal, an axis out of range, a non-positive or non-finite `fs`, `nperseg` 0 (one
@@ -270,30 +348,31 @@ pub fn welch<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::
 /// assert!((p[8] - 0.5).abs() < 1e-12 && p[3].abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn welch_with<T: Float + FftElement>(
+pub fn welch_with<T: FftElement>(
     x: &Array<T>,
     opts: &WelchOpts,
 ) -> Result<(Vec<f64>, Array<T::Real>)> {
     in_work!(T, R => {
-        let (f, p) = welch_core::<R>(&x.cast(), opts, "welch")?;
+        let (f, p) = welch_core::<R>(&Sig::of(x), opts, "welch")?;
         Ok((f, p.cast()))
     })
 }
 
 /// The cross spectral density `conj(X) Y` in `R`, before averaging: `[..., nseg, nfreq]` with
-/// the signal last, and the axis.
+/// the signal last, and the axis. A complex `x` or `y` makes the spectra two-sided.
 fn cross_segments<R: Work>(
-    x: &Array<R>,
-    y: &Array<R>,
+    x: &Sig<R>,
+    y: &Sig<R>,
     c: &Common,
     what: &str,
 ) -> Result<(Vec<f64>, Array<R::Complex>, usize)> {
-    crate::array::check_devices(&[&x.node, &y.node])?;
-    let (xl, ax) = signal_last(what, x, c.axis)?;
-    let (yl, ay) = signal_last(what, y, c.axis)?;
+    let (xl, ax) = x.last(what, c.axis)?;
+    let (yl, ay) = y.last(what, c.axis)?;
+    let c = &yl.sided(&xl.sided(c));
+    let (xs, ys) = (xl.shape().to_vec(), yl.shape().to_vec());
     // The other axes broadcast together (SciPy's rule); the output's frequency axis goes
     // where the signal's axis was in the operand of more dimensions.
-    let (xo, yo) = (&xl.shape()[..xl.ndim() - 1], &yl.shape()[..yl.ndim() - 1]);
+    let (xo, yo) = (&xs[..xs.len() - 1], &ys[..ys.len() - 1]);
     let outer = crate::shape::broadcast_shapes(xo, yo).map_err(|_| {
         Error::Shape(format!(
             "{what}: x of shape {:?} and y of shape {:?} do not broadcast off axis {}",
@@ -302,42 +381,52 @@ fn cross_segments<R: Work>(
             c.axis
         ))
     })?;
-    let ax = if xl.ndim() >= yl.ndim() { ax } else { ay };
-    let spread = |a: Array<R>| -> Result<Array<R>> {
-        let mut s = outer.clone();
-        s.push(a.shape()[a.ndim() - 1]);
-        if s == a.shape() {
-            Ok(a)
-        } else {
-            a.broadcast_to(&s)
-        }
-    };
-    let (xl, yl) = (spread(xl)?, spread(yl)?);
-    let la = xl.ndim() - 1;
+    let ax = if xs.len() >= ys.len() { ax } else { ay };
     // The shorter signal is zero-padded to the longer's length.
-    let (nx, ny) = (xl.shape()[la], yl.shape()[la]);
-    let n = nx.max(ny);
-    let padto = |a: Array<R>, m: usize| -> Result<Array<R>> {
-        if m == n {
-            return Ok(a);
-        }
-        let mut w = vec![(0, 0); a.ndim()];
-        w[la] = (0, n - m);
-        a.pad(&w, sc::<R>(0.0))
-    };
-    let (xl, yl) = (padto(xl, nx)?, padto(yl, ny)?);
+    let n = xs[xs.len() - 1].max(ys[ys.len() - 1]);
+    let xl = xl.spread(&outer, n)?;
+    let yl = yl.spread(&outer, n)?;
     let p = plan(what, c, n, |n| n / 2)?;
-    let (zx, _) = segment_ffts(&xl, c, &p, None, false)?;
-    let (zy, _) = segment_ffts(&yl, c, &p, None, false)?;
+    let (zx, _) = xl.ffts(c, &p, None, false)?;
+    let (zy, _) = yl.ffts(c, &p, None, false)?;
     let nfreq = zx.shape()[zx.ndim() - 1];
     let s = along_last::<R::Complex>(&zx, &power_scale(c, &p, nfreq))?;
     let pxy = zx.conj().try_mul(&zy)?.try_mul(&s)?;
     Ok((freqs(p.nfft, c.fs, c.onesided), pxy, ax))
 }
 
+/// `a` (the signal last) broadcast to `outer` off its last axis and zero-padded there to `n`
+/// values.
+fn spread_to<E: crate::dtype::Element>(a: Array<E>, outer: &[usize], n: usize) -> Result<Array<E>> {
+    let m = a.shape()[a.ndim() - 1];
+    let mut s = outer.to_vec();
+    s.push(m);
+    let a = if s == a.shape() {
+        a
+    } else {
+        a.broadcast_to(&s)?
+    };
+    if m == n {
+        return Ok(a);
+    }
+    let mut w = vec![(0, 0); a.ndim()];
+    w[a.ndim() - 1] = (0, n - m);
+    a.pad(&w, E::from_scalar(crate::dtype::Scalar::F64(0.0)))
+}
+
+impl<R: Work> Sig<R> {
+    /// [`spread_to`] of either kind.
+    fn spread(self, outer: &[usize], n: usize) -> Result<Sig<R>> {
+        Ok(match self {
+            Sig::Real(x) => Sig::Real(spread_to(x, outer, n)?),
+            Sig::Complex(z) => Sig::Complex(spread_to(z, outer, n)?),
+        })
+    }
+}
+
 fn csd_core<R: Work>(
-    x: &Array<R>,
-    y: &Array<R>,
+    x: &Sig<R>,
+    y: &Sig<R>,
     o: &WelchOpts,
 ) -> Result<(Vec<f64>, Array<R::Complex>)> {
     let (f, pxy, ax) = cross_segments(x, y, &o.c, "csd")?;
@@ -346,10 +435,7 @@ fn csd_core<R: Work>(
         Average::Median => {
             let re = average_real::<R>(&pxy.real(), Average::Median)?.cast::<R::Complex>();
             let im = average_real::<R>(&pxy.imag(), Average::Median)?.cast::<R::Complex>();
-            let i = <R::Complex as crate::dtype::Element>::from_scalar(crate::dtype::Scalar::C64(
-                c64::new(0.0, 1.0),
-            ));
-            re.try_add(&im.try_mul(i)?)?
+            re.try_add(&im.try_mul(unit_i::<R>())?)?
         }
     };
     Ok((f, avg.moveaxis(-1, ax as isize)?))
@@ -373,10 +459,7 @@ fn csd_core<R: Work>(
 /// }
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn csd<T: Float + FftElement>(
-    x: &Array<T>,
-    y: &Array<T>,
-) -> Result<(Vec<f64>, Array<T::Complex>)> {
+pub fn csd<T: FftElement>(x: &Array<T>, y: &Array<T>) -> Result<(Vec<f64>, Array<T::Complex>)> {
     csd_with(x, y, &WelchOpts::new())
 }
 
@@ -396,16 +479,17 @@ pub fn csd<T: Float + FftElement>(
 /// assert!(p.to_vec()?[1].re.abs() < 1e-12 && p.to_vec()?[1].im.abs() > 0.1);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn csd_with<T: Float + FftElement>(
+pub fn csd_with<T: FftElement>(
     x: &Array<T>,
     y: &Array<T>,
     opts: &WelchOpts,
 ) -> Result<(Vec<f64>, Array<T::Complex>)> {
-    if wide(T::DTYPE) {
-        let (f, p) = csd_core::<f64>(&x.cast(), &y.cast(), opts)?;
+    crate::array::check_devices(&[&x.node, &y.node])?;
+    if wide(<T::Real as crate::dtype::Element>::DTYPE) {
+        let (f, p) = csd_core::<f64>(&Sig::of(x), &Sig::of(y), opts)?;
         Ok((f, p.cast::<c64>().cast()))
     } else {
-        let (f, p) = csd_core::<f32>(&x.cast(), &y.cast(), opts)?;
+        let (f, p) = csd_core::<f32>(&Sig::of(x), &Sig::of(y), opts)?;
         Ok((f, p.cast::<c32>().cast()))
     }
 }
@@ -425,10 +509,7 @@ pub fn csd_with<T: Float + FftElement>(
 /// assert!(c.to_vec()?.iter().all(|v| (v - 1.0).abs() < 1e-9));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn coherence<T: Float + FftElement>(
-    x: &Array<T>,
-    y: &Array<T>,
-) -> Result<(Vec<f64>, Array<T::Real>)> {
+pub fn coherence<T: FftElement>(x: &Array<T>, y: &Array<T>) -> Result<(Vec<f64>, Array<T::Real>)> {
     coherence_with(x, y, &WelchOpts::new())
 }
 
@@ -447,14 +528,15 @@ pub fn coherence<T: Float + FftElement>(
 /// assert!(c.to_vec()?.iter().all(|v| (v - 1.0).abs() < 1e-4));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn coherence_with<T: Float + FftElement>(
+pub fn coherence_with<T: FftElement>(
     x: &Array<T>,
     y: &Array<T>,
     opts: &WelchOpts,
 ) -> Result<(Vec<f64>, Array<T::Real>)> {
     let o = opts.clone().average(Average::Mean);
+    crate::array::check_devices(&[&x.node, &y.node])?;
     in_work!(T, R => {
-        let (x, y) = (x.cast::<R>(), y.cast::<R>());
+        let (x, y) = (Sig::<R>::of(x), Sig::<R>::of(y));
         let (f, pxx) = welch_core::<R>(&x, &o, "coherence")?;
         let (_, pyy) = welch_core::<R>(&y, &o, "coherence")?;
         let (_, pxy) = csd_core::<R>(&x, &y, &o)?;
@@ -478,7 +560,7 @@ pub fn coherence_with<T: Float + FftElement>(
 /// assert!(p[0].abs() < 1e-12 && p[1].abs() < 1e-12 && (p[2] - 4.0).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn periodogram<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::Real>)> {
+pub fn periodogram<T: FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Array<T::Real>)> {
     periodogram_with(x, &PeriodogramOpts::new())
 }
 
@@ -497,7 +579,7 @@ pub fn periodogram<T: Float + FftElement>(x: &Array<T>) -> Result<(Vec<f64>, Arr
 /// assert!((p.to_vec()?[0] - 6.25).abs() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn periodogram_with<T: Float + FftElement>(
+pub fn periodogram_with<T: FftElement>(
     x: &Array<T>,
     opts: &PeriodogramOpts,
 ) -> Result<(Vec<f64>, Array<T::Real>)> {
@@ -528,18 +610,19 @@ pub fn periodogram_with<T: Float + FftElement>(
         average: Average::Mean,
     };
     in_work!(T, R => {
-        let (f, p) = welch_core::<R>(&x.cast(), &o, "periodogram")?;
+        let (f, p) = welch_core::<R>(&Sig::of(&x), &o, "periodogram")?;
         Ok((f, p.cast()))
     })
 }
 
-fn spectrogram_core<R: Work>(x: &Array<R>, o: &SpectrogramOpts) -> Result<TimeFrequency<R>> {
+fn spectrogram_core<R: Work>(x: &Sig<R>, o: &SpectrogramOpts) -> Result<TimeFrequency<R>> {
     let what = "spectrogram";
-    let (xl, ax) = signal_last(what, x, o.c.axis)?;
-    let p = plan(what, &o.c, xl.shape()[xl.ndim() - 1], |n| n / 8)?;
-    let (z, t) = segment_ffts(&xl, &o.c, &p, None, false)?;
+    let (xl, ax) = x.last(what, o.c.axis)?;
+    let c = xl.sided(&o.c);
+    let p = plan(what, &c, xl.shape()[xl.shape().len() - 1], |n| n / 8)?;
+    let (z, t) = xl.ffts(&c, &p, None, false)?;
     let nfreq = z.shape()[z.ndim() - 1];
-    let scale = power_scale(&o.c, &p, nfreq);
+    let scale = power_scale(&c, &p, nfreq);
     let s = match o.mode {
         SpectrogramMode::Psd => power_of::<R>(&z)?.try_mul(&along_last::<R>(&z, &scale)?)?,
         mode => {
@@ -555,7 +638,7 @@ fn spectrogram_core<R: Work>(x: &Array<R>, o: &SpectrogramOpts) -> Result<TimeFr
         }
     };
     Ok((
-        freqs(p.nfft, o.c.fs, o.c.onesided),
+        freqs(p.nfft, c.fs, c.onesided),
         t,
         s.moveaxis(-1, ax as isize)?,
     ))
@@ -577,7 +660,7 @@ fn spectrogram_core<R: Work>(x: &Array<R>, o: &SpectrogramOpts) -> Result<TimeFr
 /// assert_eq!(t[0], 128.0);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn spectrogram<T: Float + FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Real>> {
+pub fn spectrogram<T: FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Real>> {
     spectrogram_with(x, &SpectrogramOpts::new())
 }
 
@@ -596,28 +679,29 @@ pub fn spectrogram<T: Float + FftElement>(x: &Array<T>) -> Result<TimeFrequency<
 /// assert_eq!(t, [4.0, 8.0, 12.0, 16.0]);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn spectrogram_with<T: Float + FftElement>(
+pub fn spectrogram_with<T: FftElement>(
     x: &Array<T>,
     opts: &SpectrogramOpts,
 ) -> Result<TimeFrequency<T::Real>> {
     in_work!(T, R => {
-        let (f, t, s) = spectrogram_core::<R>(&x.cast(), opts)?;
+        let (f, t, s) = spectrogram_core::<R>(&Sig::of(x), opts)?;
         Ok((f, t, s.cast()))
     })
 }
 
-fn stft_core<R: Work>(x: &Array<R>, o: &StftOpts) -> Result<TimeFrequency<R::Complex>> {
+fn stft_core<R: Work>(x: &Sig<R>, o: &StftOpts) -> Result<TimeFrequency<R::Complex>> {
     let what = "stft";
-    let (xl, ax) = signal_last(what, x, o.c.axis)?;
-    let p = plan(what, &o.c, xl.shape()[xl.ndim() - 1], |n| n / 2)?;
-    let (z, t) = segment_ffts(&xl, &o.c, &p, o.boundary, o.padded)?;
+    let (xl, ax) = x.last(what, o.c.axis)?;
+    let c = xl.sided(&o.c);
+    let p = plan(what, &c, xl.shape()[xl.shape().len() - 1], |n| n / 2)?;
+    let (z, t) = xl.ffts(&c, &p, o.boundary, o.padded)?;
     let s = match o.c.scaling {
         Scaling::Density => 1.0 / (o.c.fs * p.win.iter().map(|w| w * w).sum::<f64>()),
         Scaling::Spectrum => 1.0 / p.win.iter().sum::<f64>().powi(2),
     };
     let zs = z.try_mul(&along_last::<R::Complex>(&z, &[s.sqrt()])?)?;
     Ok((
-        freqs(p.nfft, o.c.fs, o.c.onesided),
+        freqs(p.nfft, c.fs, c.onesided),
         t,
         zs.moveaxis(-1, ax as isize)?,
     ))
@@ -639,7 +723,7 @@ fn stft_core<R: Work>(x: &Array<R>, o: &StftOpts) -> Result<TimeFrequency<R::Com
 /// assert_eq!((t[0], t[8]), (0.0, 1024.0));
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn stft<T: Float + FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Complex>> {
+pub fn stft<T: FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Complex>> {
     stft_with(x, &StftOpts::new())
 }
 
@@ -661,15 +745,15 @@ pub fn stft<T: Float + FftElement>(x: &Array<T>) -> Result<TimeFrequency<T::Comp
 /// assert!((z[0].re - 1.0).abs() < 1e-12 && (z[3].re + 0.5).abs() < 1e-12 && z[6].norm() < 1e-12);
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
-pub fn stft_with<T: Float + FftElement>(
+pub fn stft_with<T: FftElement>(
     x: &Array<T>,
     opts: &StftOpts,
 ) -> Result<TimeFrequency<T::Complex>> {
-    if wide(T::DTYPE) {
-        let (f, t, z) = stft_core::<f64>(&x.cast(), opts)?;
+    if wide(<T::Real as crate::dtype::Element>::DTYPE) {
+        let (f, t, z) = stft_core::<f64>(&Sig::of(x), opts)?;
         Ok((f, t, z.cast::<c64>().cast()))
     } else {
-        let (f, t, z) = stft_core::<f32>(&x.cast(), opts)?;
+        let (f, t, z) = stft_core::<f32>(&Sig::of(x), opts)?;
         Ok((f, t, z.cast::<c32>().cast()))
     }
 }

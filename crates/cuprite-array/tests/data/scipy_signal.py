@@ -273,4 +273,21 @@ g2=np.stack([gx[:40],np.cos(0.2*np.arange(40)),-gx[10:50]],1)
 arr("gust_cheby4_axis0", s.filtfilt(gb,ga,g2,axis=0,method='gust'))
 arr("gust_cheby4_axis0_irlen8", s.filtfilt(gb,ga,g2,axis=0,method='gust',irlen=8))
 arr("gust_cheby4_short", s.filtfilt(gb,ga,gx[:5],method='gust'))
+# the spectral routines of complex signals (two-sided): welch (mean, median, linear detrend),
+# periodogram, csd with a real and a complex partner, coherence, spectrogram modes, stft
+import warnings as _w
+zc=np.array([np.cos(0.4*i)+0.3*np.sin(1.3*i)+1j*(np.sin(0.7*i)-0.2*np.cos(2.1*i))+0.01*i for i in range(200)])
+yr=np.array([np.sin(0.45*i)+0.1*np.cos(0.05*i*i) for i in range(200)])
+with _w.catch_warnings():
+    _w.simplefilter('ignore')
+    for av in ['mean','median']:
+        f,pp=s.welch(zc,fs=2.0,nperseg=32,average=av); arr(f"cx_welch_{av}", pp); arr(f"cx_welch_{av}_f", f)
+    f,pp=s.welch(zc,nperseg=40,noverlap=10,detrend='linear',window='hamming',scaling='spectrum'); arr("cx_welch_lin", pp)
+    f,pp=s.periodogram(zc[:64]); arr("cx_periodogram", pp); arr("cx_periodogram_f", f)
+    f,pp=s.csd(zc,yr,nperseg=32); arr("cx_csd_real", pp)
+    f,pp=s.csd(zc,zc*np.exp(0.3j)+yr,nperseg=32,average='median'); arr("cx_csd_both_median", pp)
+    f,pp=s.coherence(zc,zc+yr,nperseg=32); arr("cx_coherence", pp)
+    for mode in ['psd','magnitude','angle','phase']:
+        f,t,ss=s.spectrogram(zc,nperseg=24,mode=mode); arr(f"cx_spec_{mode}", ss)
+    f,t,ss=s.stft(zc,nperseg=20); arr("cx_stft", ss); arr("cx_stft_f", f); arr("cx_stft_t", t)
 print("\n".join(out))
