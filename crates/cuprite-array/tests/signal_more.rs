@@ -1365,7 +1365,7 @@ fn df2t_complex(b: &[c64], a: &[c64], x: &[c64], z: &mut [c64]) -> Vec<c64> {
 
 /// `lfilter_complex` against the complex recurrence run on the host: real coefficients on a
 /// complex signal with complex initial states (final states checked), complex coefficients
-/// along the first axis, in `c64` and `c32`; initial states with complex coefficients refused.
+/// along the first axis, in `c64` and `c32`, from complex initial states too.
 fn lfilter_complex_values(d: Device) -> TestResult {
     let cx = |i: usize, j: usize| {
         let t = i as f64;
@@ -1439,11 +1439,44 @@ fn lfilter_complex_values(d: Device) -> TestResult {
             }
         }
     }
-    let zi = Array::from_slice_on(d, &[c64::new(0.0, 0.0); 2], &[2])?;
+    // Complex coefficients from complex states ([2, 3]: the axis of length 2), their final
+    // states; and one state vector for every signal.
+    let zs: Vec<c64> = (0..6)
+        .map(|k| c64::new(0.3 * k as f64 - 0.7, 0.2 - 0.15 * k as f64))
+        .collect();
+    let zi = Array::from_slice_on(d, &zs, &[2, 3])?;
+    let (y, zf) = lfilter_complex(&b, &a, &x, 0, Some(&zi))?;
+    let (y, zf) = (y.to_vec()?, zf.ok_or("no final states")?.to_vec()?);
+    let zi1 = Array::from_slice_on(d, &zs[..2], &[2])?;
+    let y1 = lfilter_complex(&b, &a, &x, 0, Some(&zi1))?.0.to_vec()?;
+    for j in 0..3 {
+        let col: Vec<c64> = (0..30).map(|i| xs[i * 3 + j]).collect();
+        let mut z = [zs[j], zs[3 + j]];
+        let want = df2t_complex(&b, &a, &col, &mut z);
+        let mut z1 = [zs[0], zs[1]];
+        let want1 = df2t_complex(&b, &a, &col, &mut z1);
+        for (i, (w, w1)) in want.iter().zip(&want1).enumerate() {
+            for (g, w, what) in [(y[i * 3 + j], w, "zi"), (y1[i * 3 + j], w1, "1-D zi")] {
+                if (g - w).norm() > 1e-11 * (1.0 + w.norm()) {
+                    return Err(format!(
+                        "complex coefficients, {what}, at ({i}, {j}): {g} against {w}"
+                    )
+                    .into());
+                }
+            }
+        }
+        for k in 0..2 {
+            let g = zf[k * 3 + j];
+            if (g - z[k]).norm() > 1e-11 * (1.0 + z[k].norm()) {
+                return Err(format!("complex final state ({k}, {j}): {g} against {}", z[k]).into());
+            }
+        }
+    }
+    let bad = Array::from_slice_on(d, &zs[..3], &[3])?;
     assert_err(
-        lfilter_complex(&b, &a, &x.slice(&[(..).into(), 0.into()])?, 0, Some(&zi)),
-        "InvalidArgument",
-        "initial states with complex coefficients",
+        lfilter_complex(&b, &a, &x, 0, Some(&bad)),
+        "Shape",
+        "zi has shape [3]",
     );
     Ok(())
 }

@@ -212,12 +212,13 @@ pub fn lfilter<T: Float>(
 /// zero) filter the real and imaginary parts apart, and `zi` the same way, so that the final
 /// states come back as with [`lfilter`]. Complex coefficients run as the same transfer
 /// function over a real denominator, `B(z) Ā(z) / (A(z) Ā(z))` with `Ā` the polynomial of
-/// the conjugated coefficients: twice the order (on CUDA at most 8, so complex denominators of
-/// order up to 4), and no initial states.
+/// the conjugated coefficients, at twice the order (on CUDA at most 8, so complex
+/// denominators of order up to 4); the initial states `Z(z)` enter it as `Z(z) Ā(z)` and the
+/// final states come back divided by `Ā(z)`.
 ///
 /// # Errors
-/// As [`lfilter`]; `zi` with complex coefficients, or complex coefficients whose doubled
-/// order is above CUDA's limit there, named.
+/// As [`lfilter`]; complex coefficients whose doubled order is above CUDA's limit there,
+/// named.
 ///
 /// ```
 /// use cuprite_array::{Array, c64, signal::lfilter_complex};
@@ -278,23 +279,33 @@ where
         };
         return Ok((join(yr, yi)?, zf));
     }
-    if zi.is_some() {
-        return Err(Error::InvalidArgument(format!(
-            "lfilter_complex: initial states with complex coefficients are not supported \
-             (b = {b:?}, a = {a:?}); real coefficients take them"
-        )));
-    }
     let ac: Vec<c64> = a.iter().map(|v| v.conj()).collect();
     let den: Vec<f64> = poly_mul(a, &ac).iter().map(|v| v.re).collect();
     let num = poly_mul(b, &ac);
     let nr: Vec<f64> = num.iter().map(|v| v.re).collect();
     let ni: Vec<f64> = num.iter().map(|v| v.im).collect();
     let ax = norm_axis("lfilter_complex", axis, x.ndim())?;
+    let order = b.len().max(a.len()) - 1;
+    let order2 = num.len().max(den.len()) - 1;
+    // Ā over its first coefficient: the states of the doubled filter are the original's
+    // state polynomial times it (`Y = (B X + Z) / A = (B Ā X + Z Ā) / (A Ā)`, normalised).
+    let abar: Vec<c64> = ac.iter().map(|v| v / ac[0]).collect();
     // Both parts as one batch along a new first axis: two filters instead of four.
     let parts = Array::concat(&[&xr.expand_dims(0)?, &xi.expand_dims(0)?], 0)?;
     let along = (ax + 1) as isize;
-    let (fr, _) = lfilter(&nr, &den, &parts, along, None)?;
-    let (fi, _) = lfilter(&ni, &den, &parts, along, None)?;
+    let states = match zi {
+        None => None,
+        Some(z) => {
+            let rows = StateRows::new(x, z, ax, order)?;
+            let (zr, zm) = rows.times(z, &toeplitz(&abar, order, order2))?;
+            let (zr, zm) = (rows.back(zr, order2)?, rows.back(zm, order2)?);
+            let za = Array::concat(&[&zr.expand_dims(0)?, &zm.expand_dims(0)?], 0)?;
+            let zb = crate::with_device(x.device(), || Array::zeros(za.shape()));
+            Some((rows, za, zb))
+        }
+    };
+    let (fr, zfa) = lfilter(&nr, &den, &parts, along, states.as_ref().map(|s| &s.1))?;
+    let (fi, zfb) = lfilter(&ni, &den, &parts, along, states.as_ref().map(|s| &s.2))?;
     let pick = |v: &Array<C::Real>, k: usize| -> Result<Array<C::Real>> {
         let mut args: Vec<SliceArg> = vec![
             SliceArg::Range {
@@ -307,10 +318,162 @@ where
         args[0] = SliceArg::Index(k as isize);
         v.slice(&args)
     };
-    // (Nr + i Ni) (xr + i xi) = (Nr xr - Ni xi) + i (Nr xi + Ni xr).
+    // (Nr + i Ni) (xr + i xi) = (Nr xr - Ni xi) + i (Nr xi + Ni xr); the states likewise.
     let yr = pick(&fr, 0)?.try_sub(&pick(&fi, 1)?)?;
     let yi = pick(&fr, 1)?.try_add(&pick(&fi, 0)?)?;
-    Ok((join(yr, yi)?, None))
+    let zf = match (states, zfa, zfb) {
+        (Some((rows, _, _)), Some(za), Some(zb)) => {
+            let zr = pick(&za, 0)?.try_sub(&pick(&zb, 1)?)?;
+            let zm = pick(&za, 1)?.try_add(&pick(&zb, 0)?)?;
+            // The original's final states: the doubled filter's divided by Ā (the first
+            // `order` coefficients of the series, a product with its inverse's Toeplitz).
+            let z2 = join(zr, zm)?;
+            let (fr, fm) =
+                rows.times_first(&z2, &toeplitz(&series_inverse(&abar, order), order, order))?;
+            Some(join(rows.back(fr, order)?, rows.back(fm, order)?)?)
+        }
+        _ => None,
+    };
+    Ok((join(yr, yi)?, zf))
+}
+
+/// The `rows × cols` matrix `M[i][k] = p[k - i]` (zero outside `p`): a row of coefficients
+/// times it is the product of its polynomial with `p`, cut to `cols` coefficients.
+fn toeplitz(p: &[c64], rows: usize, cols: usize) -> Vec<c64> {
+    let mut m = vec![c64::new(0.0, 0.0); rows * cols];
+    for i in 0..rows {
+        for (k, &v) in p.iter().enumerate() {
+            if i + k < cols {
+                m[i * cols + i + k] = v;
+            }
+        }
+    }
+    m
+}
+
+/// The first `n` coefficients of the power series of `1 / p` (`p[0]` = 1).
+fn series_inverse(p: &[c64], n: usize) -> Vec<c64> {
+    let mut s: Vec<c64> = Vec::with_capacity(n);
+    for k in 0..n {
+        let mut v = if k == 0 {
+            c64::new(1.0, 0.0)
+        } else {
+            c64::new(0.0, 0.0)
+        };
+        for j in 1..=k.min(p.len() - 1) {
+            v -= p[j] * s[k - j];
+        }
+        s.push(v);
+    }
+    s
+}
+
+/// The real and imaginary parts of a complex array.
+type Parts<C> = (
+    Array<<C as ComplexElement>::Real>,
+    Array<<C as ComplexElement>::Real>,
+);
+
+/// The states of [`lfilter_complex`] laid out as rows: `axis` moved last, the other axes of
+/// `x` flattened (`[batch, k]`), a 1-D `zi` repeated for every signal.
+struct StateRows {
+    lead: Vec<usize>,
+    batch: usize,
+    ax: usize,
+}
+
+impl StateRows {
+    /// Checks `zi` against `x` (its shape with `axis` of length `order`, or `order` values).
+    fn new<C: ComplexElement>(
+        x: &Array<C>,
+        zi: &Array<C>,
+        ax: usize,
+        order: usize,
+    ) -> Result<Self> {
+        crate::array::check_devices(&[&x.node, &zi.node])?;
+        let mut zshape = x.shape().to_vec();
+        zshape[ax] = order;
+        let one_d = zi.ndim() == 1 && zi.len() == order;
+        if zi.shape() != zshape.as_slice() && !one_d {
+            return Err(Error::Shape(format!(
+                "lfilter_complex: zi has shape {:?}; the filter of order {order} on x of shape \
+                 {:?} along axis {ax} needs {zshape:?} (or {order} values)",
+                zi.shape(),
+                x.shape()
+            )));
+        }
+        let mut lead = x.shape().to_vec();
+        lead.remove(ax);
+        let batch = lead.iter().product();
+        Ok(StateRows { lead, batch, ax })
+    }
+
+    /// The rows of `z` (`[batch, k]`, complex) times the complex `k × cols` matrix `m`, as
+    /// real and imaginary parts.
+    fn mul<C: ComplexElement + Numeric>(z: &Array<C>, m: &[c64], cols: usize) -> Result<Parts<C>>
+    where
+        C::Real: Float,
+    {
+        let k = z.shape()[1];
+        let part = |f: fn(&c64) -> f64| -> Result<Array<C::Real>> {
+            let v: Vec<C::Real> = m.iter().map(|c| sc::<C::Real>(f(c))).collect();
+            Array::from_slice_on(z.device(), &v, &[k, cols])
+        };
+        let (mr, mi) = (part(|c| c.re)?, part(|c| c.im)?);
+        let (zr, zi) = (z.real(), z.imag());
+        let re = zr.matmul(&mr)?.try_sub(&zi.matmul(&mi)?)?;
+        let im = zr.matmul(&mi)?.try_add(&zi.matmul(&mr)?)?;
+        Ok((re, im))
+    }
+
+    /// The initial states `zi` as rows, times `m` (`order × cols`).
+    fn times<C: ComplexElement + Numeric>(&self, zi: &Array<C>, m: &[c64]) -> Result<Parts<C>>
+    where
+        C::Real: Float,
+    {
+        let order = if zi.ndim() == 1 {
+            zi.len()
+        } else {
+            zi.shape()[self.ax]
+        };
+        let rows = if zi.ndim() == 1 {
+            zi.reshape(&[1, order])?
+                .broadcast_to(&[self.batch, order])?
+        } else {
+            zi.moveaxis(self.ax as isize, -1)?
+                .reshape(&[self.batch, order])?
+        };
+        Self::mul(&rows, m, m.len() / order.max(1))
+    }
+
+    /// The first `k` states of `z` (laid out as `x` with its axis of any length) as rows,
+    /// times `m` (`k × k`).
+    fn times_first<C: ComplexElement + Numeric>(&self, z: &Array<C>, m: &[c64]) -> Result<Parts<C>>
+    where
+        C::Real: Float,
+    {
+        let k = (m.len() as f64).sqrt().round() as usize;
+        let len = z.shape()[self.ax];
+        let rows = z
+            .moveaxis(self.ax as isize, -1)?
+            .reshape(&[self.batch, len])?;
+        let rows = rows.slice(&[
+            SliceArg::Range {
+                start: None,
+                end: None,
+                step: 1,
+            },
+            range(0, k),
+        ])?;
+        Self::mul(&rows, m, k)
+    }
+
+    /// Rows of `k` states back in `x`'s layout (its axis of length `k`).
+    fn back<E: Element>(&self, r: Array<E>, k: usize) -> Result<Array<E>> {
+        let mut shape = self.lead.clone();
+        shape.push(k);
+        r.reshape(&shape)?.moveaxis(-1, self.ax as isize)
+    }
 }
 
 /// The product of two polynomials given by their coefficients.
