@@ -142,15 +142,15 @@ pub fn dpss_with<T: Float>(m: usize, nw: f64, opts: &DpssOpts) -> Result<Array<T
 /// # Ok::<(), cuprite_array::Error>(())
 /// ```
 pub fn dpss_ratios(m: usize, nw: f64, opts: &DpssOpts) -> Result<Vec<f64>> {
+    check(m, nw, opts.kmax)?;
     let k = opts.kmax.unwrap_or(1);
     if m <= 1 {
-        check(m, nw, opts.kmax)?;
         return Ok(vec![1.0; k]);
     }
-    // The ratios come from the sequences of unit energy, before any truncation.
+    // The ratios come from the sequences of unit energy, before any truncation; an
+    // autocorrelation does not depend on the sign.
     let (mm, ww) = extended(m, nw, opts.sym);
-    let mut raw = check(m, nw, opts.kmax).and_then(|()| tapers(mm, ww, k))?;
-    fix_signs(&mut raw, mm, k);
+    let raw = tapers(mm, ww, k)?;
     Ok((0..k)
         .map(|j| {
             let x = &raw[j * mm..(j + 1) * mm];

@@ -297,7 +297,7 @@ where
         None => None,
         Some(z) => {
             let rows = StateRows::new(x, z, ax, order)?;
-            let (zr, zm) = rows.times(z, &toeplitz(&abar, order, order2))?;
+            let (zr, zm) = rows.times(z, &toeplitz(&abar, order, order2), order2)?;
             let (zr, zm) = (rows.back(zr, order2)?, rows.back(zm, order2)?);
             let za = Array::concat(&[&zr.expand_dims(0)?, &zm.expand_dims(0)?], 0)?;
             let zb = crate::with_device(x.device(), || Array::zeros(za.shape()));
@@ -328,8 +328,11 @@ where
             // The original's final states: the doubled filter's divided by Ā (the first
             // `order` coefficients of the series, a product with its inverse's Toeplitz).
             let z2 = join(zr, zm)?;
-            let (fr, fm) =
-                rows.times_first(&z2, &toeplitz(&series_inverse(&abar, order), order, order))?;
+            let (fr, fm) = rows.times_first(
+                &z2,
+                &toeplitz(&series_inverse(&abar, order), order, order),
+                order,
+            )?;
             Some(join(rows.back(fr, order)?, rows.back(fm, order)?)?)
         }
         _ => None,
@@ -427,7 +430,12 @@ impl StateRows {
     }
 
     /// The initial states `zi` as rows, times `m` (`order × cols`).
-    fn times<C: ComplexElement + Numeric>(&self, zi: &Array<C>, m: &[c64]) -> Result<Parts<C>>
+    fn times<C: ComplexElement + Numeric>(
+        &self,
+        zi: &Array<C>,
+        m: &[c64],
+        cols: usize,
+    ) -> Result<Parts<C>>
     where
         C::Real: Float,
     {
@@ -443,16 +451,20 @@ impl StateRows {
             zi.moveaxis(self.ax as isize, -1)?
                 .reshape(&[self.batch, order])?
         };
-        Self::mul(&rows, m, m.len() / order.max(1))
+        Self::mul(&rows, m, cols)
     }
 
     /// The first `k` states of `z` (laid out as `x` with its axis of any length) as rows,
     /// times `m` (`k × k`).
-    fn times_first<C: ComplexElement + Numeric>(&self, z: &Array<C>, m: &[c64]) -> Result<Parts<C>>
+    fn times_first<C: ComplexElement + Numeric>(
+        &self,
+        z: &Array<C>,
+        m: &[c64],
+        k: usize,
+    ) -> Result<Parts<C>>
     where
         C::Real: Float,
     {
-        let k = (m.len() as f64).sqrt().round() as usize;
         let len = z.shape()[self.ax];
         let rows = z
             .moveaxis(self.ax as isize, -1)?
